@@ -5,6 +5,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -30,6 +31,10 @@ type Config struct {
 	// "estimate from the measured speed".
 	Steps   int     `json:"steps"`
 	Minutes float64 `json:"minutes,omitempty"`
+	// LRDrops are the points of the schedule, as fractions of Steps, where
+	// the lr is divided by 5 and Adam is reset. Empty means the reference's
+	// rule: the first drop at half the steps, each next one 1.5× later.
+	LRDrops []float64 `json:"lr_drops,omitempty"`
 
 	// Data.
 	Structures []string `json:"structures"` // training structures by name
@@ -107,6 +112,12 @@ func (c *Config) Validate() error {
 	if c.Steps <= 0 && c.Minutes <= 0 {
 		errs = append(errs, errors.New("steps or minutes must be positive"))
 	}
+	for i, f := range c.LRDrops {
+		if f <= 0 || f > 1 || (i > 0 && f <= c.LRDrops[i-1]) {
+			errs = append(errs, fmt.Errorf("lr drops must be increasing fractions in (0,1], got %v", c.LRDrops))
+			break
+		}
+	}
 	if c.LR <= 0 {
 		errs = append(errs, fmt.Errorf("lr must be positive, got %g", c.LR))
 	}
@@ -125,4 +136,16 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("no training structures"))
 	}
 	return errors.Join(errs...)
+}
+
+// DropAt is the iteration of drop number done (0 for the first) in a
+// schedule of steps iterations; +Inf when there is none.
+func (c *Config) DropAt(steps, done int) float64 {
+	if len(c.LRDrops) == 0 {
+		return float64(steps/2) * math.Pow(1.5, float64(done))
+	}
+	if done >= len(c.LRDrops) {
+		return math.Inf(1)
+	}
+	return math.Round(c.LRDrops[done] * float64(steps))
 }

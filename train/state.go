@@ -19,6 +19,7 @@ type State struct {
 	Steps     int         `json:"steps"`     // iterations the schedule is laid out for
 	LR        float64     `json:"lr"`
 	NextDrop  float64     `json:"next_drop"` // iteration of the next lr drop
+	Drops     int         `json:"drops"`     // lr drops so far
 	RNG       []byte      `json:"rng"`       // PCG state of the batch sampler
 	Path      StreamState `json:"path"`
 	Other     StreamState `json:"other"`

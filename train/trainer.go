@@ -156,7 +156,7 @@ func (t *trainer) setup() error {
 	t.pcg = rand.NewPCG(t.cfg.Seed, 0x5eed)
 	t.rng = rand.New(t.pcg)
 	t.opt = optim.NewAdam[float32](t.cfg.LR)
-	t.st = State{LR: t.cfg.LR, Steps: t.cfg.Steps, NextDrop: float64(t.cfg.Steps / 2), LastGood: -1}
+	t.st = State{LR: t.cfg.LR, Steps: t.cfg.Steps, NextDrop: t.cfg.DropAt(t.cfg.Steps, 0), LastGood: -1}
 
 	if t.opts.Resume {
 		if err := t.resume(); err != nil {
@@ -350,7 +350,8 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.st.LR /= 5
 			t.opt.LR = t.st.LR
 			t.opt.Reset()
-			t.st.NextDrop *= 1.5
+			t.st.Drops++
+			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, t.st.Drops)
 			t.logf("train: iteration %d: learning rate dropped to %g, optimiser reset", t.st.Iteration, t.st.LR)
 		}
 		itStart := time.Now()
@@ -371,15 +372,15 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		if estimate && (ran == 3 || time.Since(start) > 30*time.Second) {
 			per := time.Since(start).Seconds() / float64(ran)
 			t.st.Steps = t.st.Iteration + int(time.Until(deadline).Seconds()/per)
-			t.st.NextDrop = float64(t.st.Steps / 2)
+			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, 0)
 			estimate = false
 			fitAt, fitRan = time.Now(), ran
 			t.logf("train: %.3g s per iteration: laying the schedule out for %d iterations in %g minutes", per, t.st.Steps, t.cfg.Minutes)
 			newReporter()
 		} else if refine && !estimate && time.Since(start) > deadline.Sub(start)/20 && ran > fitRan {
 			per := time.Since(fitAt).Seconds() / float64(ran-fitRan)
-			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); float64(steps/2) > float64(t.st.Iteration) {
-				t.st.Steps, t.st.NextDrop = steps, float64(steps/2)
+			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); t.st.Drops == 0 && t.cfg.DropAt(steps, 0) > float64(t.st.Iteration) {
+				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, 0)
 				t.logf("train: %.3g s per iteration since warm-up: schedule refitted to %d iterations", per, steps)
 				if rep != nil {
 					rep.Close()

@@ -1,0 +1,49 @@
+package train
+
+import (
+	"math"
+	"testing"
+)
+
+func TestDropAt(t *testing.T) {
+	ref := Config{}
+	custom := Config{LRDrops: []float64{0.15, 0.85}}
+	for _, tc := range []struct {
+		name        string
+		c           Config
+		steps, done int
+		want        float64
+	}{
+		{"reference first", ref, 1000, 0, 500},
+		{"reference second", ref, 1000, 1, 750},
+		{"reference third", ref, 1000, 2, 1125},
+		{"reference odd steps", ref, 1001, 0, 500},
+		{"custom first", custom, 4000, 0, 600},
+		{"custom second", custom, 4000, 1, 3400},
+		{"custom exhausted", custom, 4000, 2, math.Inf(1)},
+	} {
+		if got := tc.c.DropAt(tc.steps, tc.done); got != tc.want {
+			t.Errorf("%s: DropAt(%d, %d) = %g, want %g", tc.name, tc.steps, tc.done, got, tc.want)
+		}
+	}
+}
+
+func TestValidateLRDrops(t *testing.T) {
+	for _, tc := range []struct {
+		drops []float64
+		ok    bool
+	}{
+		{nil, true},
+		{[]float64{0.5}, true},
+		{[]float64{0.2, 0.9}, true},
+		{[]float64{0}, false},
+		{[]float64{1.5}, false},
+		{[]float64{0.6, 0.4}, false},
+	} {
+		c, _ := Preset("small")
+		c.LRDrops = tc.drops
+		if err := c.Validate(); (err == nil) != tc.ok {
+			t.Errorf("LRDrops %v: Validate() = %v, want ok=%v", tc.drops, err, tc.ok)
+		}
+	}
+}
