@@ -57,6 +57,11 @@ func (m *Model[T]) featureRows(ids []int32, lo, hi int, f, ent, tmp []T, after f
 		for i := c0; i < c1; i++ {
 			id := int(ids[i])
 			row, fr := tab[id*2*d:(id+1)*2*d], f[i*2*d:(i+1)*2*d]
+			if r32, ok := any(row).([]float32); ok { // the fused kernel
+				f32 := any(fr).([]float32)
+				ent[i] = T(kernel.GammaFeatures(f32[:d], f32[d:], r32[:d], r32[d:], regMin, regMax))
+				continue
+			}
 			gammaFeatures(fr[:d], fr[d:], e, row[:d], row[d:], scratch)
 			ent[i] = kernel.Dot(e, ones)
 		}
@@ -68,8 +73,8 @@ func (m *Model[T]) featureRows(ids []int32, lo, hi int, f, ent, tmp []T, after f
 
 // gammaFeatures sets, elementwise with a = reg(xa) and b = reg(xb),
 // f1 = ln b − ψ(a), f2 = a/b and e = aψ(a) − lnΓ(a) − a (the entity-only
-// term); tmp has 3·len(xa) of scratch. Only its scalar loops are not
-// vectorised: a candidate for one fused kernel.
+// term); tmp has 3·len(xa) of scratch. The specification of
+// kernel.GammaFeatures, which float32 uses.
 func gammaFeatures[T kernel.Float](f1, f2, e, xa, xb, tmp []T) {
 	n := len(xa)
 	a, b, psi := tmp[:n], tmp[n:2*n], tmp[2*n:3*n]
@@ -106,7 +111,7 @@ func entityTerms[T kernel.Float](ab, lg, a, b, psi []T) {
 // gradient of the entity-only terms): with a = reg(xa), b = reg(xb),
 // ∂/∂a = −ψ'(a)·g1 + g2/b + ge·(aψ'(a) − 1) and ∂/∂b = (g1 − g2·a/b)/b,
 // passed through the regulariser's clamp. tmp has 2·len(xa) of scratch.
-// Like gammaFeatures, a candidate for one fused kernel.
+// The specification of kernel.GammaFeaturesGrad, which float32 uses.
 func gammaFeaturesGrad[T kernel.Float](g1, g2, xa, xb []T, ge T, tmp []T) {
 	n := len(xa)
 	a, tri := tmp[:n], tmp[n:2*n]

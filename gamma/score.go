@@ -252,7 +252,12 @@ func (w *Workspace[T]) entityBackward() {
 				ge := w.pairGrad(i, df, acc)
 				id := int(t.uniq[i])
 				row := tab[id*2*d : (id+1)*2*d]
-				gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], ge, scratch)
+				if r32, ok := any(row).([]float32); ok { // the fused kernel
+					df32 := any(df).([]float32)
+					kernel.GammaFeaturesGrad(df32[:d], df32[d:], r32[:d], r32[d:], float32(ge), regMin, regMax)
+				} else {
+					gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], ge, scratch)
+				}
 				kernel.Axpy(1, df, g[id*2*d:(id+1)*2*d])
 			}
 		}

@@ -36,6 +36,9 @@ type impl struct {
 	reluBackward func(dy, y []float32)
 	addTo        func(dst, x []float32) // dst += x
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
+
+	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
+	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)
 }
 
 // goImpl is the pure-Go level: the fallback of every build and CPU. Its
@@ -58,6 +61,8 @@ var goImpl = impl{
 	reluBackward: reluBackwardGo,
 	addTo:        addToGo,
 	adam:         adamRef[float32],
+	features:     featuresTwin,
+	featuresGrad: featuresGradTwin,
 }
 
 // impls lists the levels this build and CPU support, best last; cur is the

@@ -24,6 +24,8 @@ func init() {
 			reluBackward: reluBackwardAVX2,
 			addTo:        addToAVX2,
 			adam:         adamAVX2,
+			features:     featuresAVX2,
+			featuresGrad: featuresGradAVX2,
 		})
 	}
 	if archsimd.X86.AVX512() {
@@ -43,6 +45,8 @@ func init() {
 			reluBackward: reluBackwardAVX512,
 			addTo:        addToAVX512,
 			adam:         adamAVX512,
+			features:     featuresAVX512,
+			featuresGrad: featuresGradAVX512,
 		})
 	}
 }
