@@ -2,12 +2,14 @@ package answer
 
 import (
 	"context"
-	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gammae/gammae/exact"
 	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
 )
@@ -17,6 +19,11 @@ import (
 // features from memory), but the score matrix grows by 58 KB per row on
 // FB15k-237.
 const maxBatch = 64
+
+// linger bounds how long the batch loop waits for the clients of its last
+// batch to come back (see batcher): about the time a loopback client takes
+// to read an answer and send its next query, well under a batch's cost.
+const linger = 3 * time.Millisecond
 
 // item is one query on its way through a batch.
 type item struct {
@@ -35,13 +42,23 @@ type item struct {
 // the queued items until the queue is empty, then exits. A query arriving
 // while the engine is idle thus runs at once, alone, and queries arriving
 // during a batch wait for it and run together in the next one.
+//
+// Under steady concurrent load the clients of one batch come back together:
+// had the loop run the first of them alone, the others would wait for that
+// batch and then run in the next, twice the latency. So after a batch of n
+// items the loop waits up to linger for n items to queue before it takes
+// the next batch. After a batch of one item it never waits, so a lone client
+// pays nothing.
 type batcher struct {
-	run func([]*item)
-	max int
+	run    func([]*item)
+	max    int
+	linger time.Duration
 
-	mu    sync.Mutex
-	queue []*pending
-	busy  bool
+	mu      sync.Mutex
+	queue   []*pending
+	busy    bool
+	waiting int           // items queued and not yet taken
+	arrived chan struct{} // a signal per submit, buffered 1
 }
 
 // pending is one caller's items and the signal that they are done.
@@ -60,11 +77,19 @@ func (b *batcher) submit(ctx context.Context, items ...*item) error {
 	p := &pending{items: items, left: len(items), done: make(chan struct{})}
 	b.mu.Lock()
 	b.queue = append(b.queue, p)
+	b.waiting += len(items)
+	if b.arrived == nil {
+		b.arrived = make(chan struct{}, 1)
+	}
 	if !b.busy {
 		b.busy = true
 		go b.loop()
 	}
 	b.mu.Unlock()
+	select {
+	case b.arrived <- struct{}{}:
+	default:
+	}
 	select {
 	case <-p.done:
 		return nil
@@ -75,8 +100,12 @@ func (b *batcher) submit(ctx context.Context, items ...*item) error {
 
 // loop runs batches while the queue has items.
 func (b *batcher) loop() {
+	prev := 0 // items in the last batch
 	for {
 		b.mu.Lock()
+		if prev > 1 && b.linger > 0 && b.waiting < prev {
+			b.gather(prev)
+		}
 		batch, finished := b.take()
 		if len(batch) == 0 {
 			b.busy = false
@@ -85,9 +114,30 @@ func (b *batcher) loop() {
 		}
 		b.mu.Unlock()
 		b.run(batch)
+		prev = len(batch)
 		for _, p := range finished {
 			close(p.done)
 		}
+	}
+}
+
+// gather waits up to linger for n items to queue. b.mu is held, and
+// released while waiting.
+func (b *batcher) gather(n int) {
+	deadline := time.Now().Add(b.linger)
+	for b.waiting < n {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return
+		}
+		b.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-b.arrived:
+		case <-t.C:
+		}
+		t.Stop()
+		b.mu.Lock()
 	}
 }
 
@@ -98,6 +148,7 @@ func (b *batcher) take() (batch []*item, finished []*pending) {
 		p := b.queue[0]
 		from := len(p.items) - p.left
 		n := min(p.left, b.max-len(batch))
+		b.waiting -= n
 		for _, it := range p.items[from : from+n] {
 			if it.ctx.Err() == nil {
 				batch = append(batch, it)
@@ -123,6 +174,7 @@ type scratch struct {
 	ws          *gamma.Workspace[float32]
 	alpha, beta []float32 // rows × d, the batch's query embeddings
 	scores      []float32 // rows × entities
+	tmp         [][]float32 // per finishing goroutine, entities
 }
 
 // getScratch returns scratch whose workspace belongs to programs
@@ -228,13 +280,45 @@ func (e *Engine) runBatch(items []*item) {
 			ordered = nil
 		}
 	}
-	for r, it := range ordered {
-		it.res, it.err = e.finish(it, s.scores[r*n:(r+1)*n], entropy[r])
+	e.finishAll(s, ordered, entropy, n)
+}
+
+// finishAll runs finish for the rows of a batch on up to GOMAXPROCS
+// goroutines: ranking, the estimate and exact execution are per query.
+func (e *Engine) finishAll(s *scratch, ordered []*item, entropy []float64, n int) {
+	workers := min(len(ordered), runtime.GOMAXPROCS(0))
+	for len(s.tmp) < workers {
+		s.tmp = append(s.tmp, nil)
 	}
+	var next atomic.Int64
+	work := func(w int) {
+		s.tmp[w] = grow(s.tmp[w], n)
+		for {
+			r := int(next.Add(1) - 1)
+			if r >= len(ordered) {
+				return
+			}
+			it := ordered[r]
+			it.res, it.err = e.finish(it, s.scores[r*n:(r+1)*n], entropy[r], s.tmp[w])
+		}
+	}
+	if workers <= 1 {
+		if workers == 1 {
+			work(0)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { work(w) })
+	}
+	work(0)
+	wg.Wait()
 }
 
 // finish ranks one query's scores and checks its answers on the graph.
-func (e *Engine) finish(it *item, scores []float32, entropy float64) (*Result, error) {
+// tmp is scratch of len(scores).
+func (e *Engine) finish(it *item, scores []float32, entropy float64, tmp []float32) (*Result, error) {
 	observed, err := exact.Execute(e.kg.Test, it.q)
 	if err != nil {
 		return nil, err
@@ -245,7 +329,7 @@ func (e *Engine) finish(it *item, scores []float32, entropy float64) (*Result, e
 			Structure:        structureName(it.q),
 			Explain:          e.resolver.FormatTree(it.q),
 			Entropy:          entropy,
-			EstimatedAnswers: expectedCount(scores),
+			EstimatedAnswers: expectedCount(scores, tmp),
 		},
 		ObservedAnswers: observed.Len(),
 	}
@@ -289,11 +373,16 @@ func embeddingEntropy(e gamma.Embedding[float32], b int) float64 {
 
 // expectedCount estimates the size of the answer set as Σ σ(logit): the
 // model is trained so that σ(logit) is the probability that an entity is an
-// answer.
-func expectedCount(logits []float32) float64 {
+// answer. tmp is scratch of len(logits).
+func expectedCount(logits, tmp []float32) float64 {
+	tmp = tmp[:len(logits)]
+	for i, l := range logits {
+		tmp[i] = -l
+	}
+	kernel.Exp(tmp, tmp) // +Inf for very negative logits: σ = 0 below
 	s := 0.0
-	for _, l := range logits {
-		s += 1 / (1 + math.Exp(-float64(l)))
+	for _, t := range tmp {
+		s += 1 / (1 + float64(t))
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -100,5 +101,63 @@ func TestBatcher(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("batcher not idle after the work: busy %v, queue %d", busy, queued)
 		}
+	}
+}
+
+func TestExpectedCount(t *testing.T) {
+	for _, tc := range []struct {
+		logits []float32
+		want   float64
+	}{
+		{nil, 0},
+		{[]float32{0}, 0.5},
+		{[]float32{1000, -1000, 0}, 1.5},
+		{[]float32{2, -3, 10, -60}, 1/(1+math.Exp(-2)) + 1/(1+math.Exp(3)) + 1/(1+math.Exp(-10)) + 1/(1+math.Exp(60))},
+	} {
+		got := expectedCount(tc.logits, make([]float32, len(tc.logits)))
+		if math.Abs(got-tc.want) > 1e-6*max(1, tc.want) {
+			t.Errorf("expectedCount(%v) = %v, want %v", tc.logits, got, tc.want)
+		}
+	}
+}
+
+// TestBatcherLinger checks that after a batch of n items the loop waits for
+// n items to gather, and that after a batch of one it does not wait.
+func TestBatcherLinger(t *testing.T) {
+	rec := &recorder{}
+	b := &batcher{run: rec.run, max: 10, linger: time.Minute}
+	bg := context.Background()
+	if err := b.submit(bg, items(bg, 0, 1, 2)...); err != nil {
+		t.Fatal(err)
+	}
+	// The loop is now waiting (up to a minute) for three items; they come
+	// one by one, as three clients would.
+	var wg sync.WaitGroup
+	for i := 3; i < 6; i++ {
+		time.Sleep(5 * time.Millisecond)
+		wg.Go(func() {
+			if err := b.submit(bg, items(bg, i)...); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	rec.mu.Lock()
+	got := slices.Clone(rec.batches)
+	rec.mu.Unlock()
+	if len(got) != 2 || len(got[1]) != 3 {
+		t.Fatalf("batches %v, want [0 1 2] then the three gathered", got)
+	}
+
+	// A lone client: batches of one never wait.
+	lone := &batcher{run: (&recorder{}).run, max: 10, linger: time.Minute}
+	start := time.Now()
+	for i := range 3 {
+		if err := lone.submit(bg, items(bg, i)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("three lone queries took %v", el)
 	}
 }

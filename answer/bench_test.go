@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"fmt"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -15,14 +16,20 @@ import (
 )
 
 // fbEngine is an engine over FB15k-237 (../shared/data) with a randomly
-// initialised model of the reference size (d = 800, h = 1600, L = 4), built
-// once per test binary.
+// initialised model of the reference size (d = 800, h = 1600, L = 4, or
+// d,h,L from GAMMAE_BENCH_SIZE, e.g. "400,800,2"), built once per test
+// binary.
 var fbEngine = sync.OnceValues(func() (*Engine, error) {
 	d, _, err := dataset.Open(context.Background(), filepath.Join("..", "..", "shared", "data", "FB15k-237-betae"), dataset.SourceAuto, dataset.ImportOptions{})
 	if err != nil {
 		return nil, err
 	}
 	cfg := gamma.DefaultConfig(d.KG.Entities.Len(), d.KG.Relations.Len())
+	if size := os.Getenv("GAMMAE_BENCH_SIZE"); size != "" {
+		if _, err := fmt.Sscanf(size, "%d,%d,%d", &cfg.Dim, &cfg.Hidden, &cfg.Layers); err != nil {
+			return nil, fmt.Errorf("GAMMAE_BENCH_SIZE=%q: want d,h,L", size)
+		}
+	}
 	m, err := gamma.New[float32](cfg, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		return nil, err

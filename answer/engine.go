@@ -70,6 +70,7 @@ func New(k *kg.KG, m *gamma.Model[float32], info serve.Info) *Engine {
 	e.progs.mode = c.Mode()
 	e.batch.run = e.runBatch
 	e.batch.max = maxBatch
+	e.batch.linger = linger
 	return e
 }
 
@@ -153,7 +154,7 @@ func (e *Engine) AnswerBatch(ctx context.Context, texts []string, k int) ([]*ser
 // AnswerQueries answers parsed queries in the calling goroutine, as one
 // batch (or several of at most maxBatch), without waiting for other callers:
 // for batch jobs such as `gammae query --file`. errs[i] is the error of
-// qs[i].
+// qs[i]; a result's TookMS is its share of its batch's time.
 func (e *Engine) AnswerQueries(ctx context.Context, qs []query.Node, k int) ([]*Result, []error) {
 	items := make([]*item, len(qs))
 	now := time.Now()
@@ -161,7 +162,17 @@ func (e *Engine) AnswerQueries(ctx context.Context, qs []query.Node, k int) ([]*
 		items[i] = &item{ctx: ctx, q: q, k: k, start: now}
 	}
 	for lo := 0; lo < len(items); lo += maxBatch {
-		e.runBatch(items[lo:min(lo+maxBatch, len(items))])
+		batch := items[lo:min(lo+maxBatch, len(items))]
+		start := time.Now()
+		e.runBatch(batch)
+		// Each query's time is its share of its batch: a query's own
+		// latency means nothing when all were asked at once.
+		share := float64(time.Since(start).Microseconds()) / 1000 / float64(len(batch))
+		for _, it := range batch {
+			if it.res != nil {
+				it.res.TookMS = share
+			}
+		}
 	}
 	results := make([]*Result, len(qs))
 	errs := make([]error, len(qs))

@@ -25,6 +25,7 @@ import (
 type entityFeatures[T kernel.Float] struct {
 	version uint64
 	f, e    []T
+	packed  *kernel.PackedB // fᵀ packed for GemmPacked (float32 only)
 }
 
 // featureChunk is the number of entity rows after which features calls
@@ -164,6 +165,9 @@ func (m *Model[T]) allFeatures() *entityFeatures[T] {
 	f := &entityFeatures[T]{version: m.version, f: make([]T, n*2*d), e: make([]T, n)}
 	var tmp [maxParts][]T
 	m.features(ids, f.f, f.e, parts(&tmp, featureScratch(d)), nil)
+	if f32, ok := any(f.f).([]float32); ok {
+		f.packed = kernel.PackB(true, 2*d, n, f32, 2*d)
+	}
 	m.feats = f
 	return f
 }
@@ -193,7 +197,12 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 			qs[c*rows+b] = queryTerm(al[b*d:(b+1)*d], be[b*d:(b+1)*d], w.buf(3, 2*d))
 		}
 		out := dist[c*rows*n : (c+1)*rows*n]
-		kernel.Gemm(false, true, rows, n, 2*d, 1, q, 2*d, feats.f, 2*d, 0, out, n)
+		if feats.packed != nil { // memory-bound at one row too: packed streams faster
+
+			kernel.GemmPacked(rows, 1, any(q).([]float32), 2*d, feats.packed, 0, any(out).([]float32), n)
+		} else {
+			kernel.Gemm(false, true, rows, n, 2*d, 1, q, 2*d, feats.f, 2*d, 0, out, n)
+		}
 		for b := 0; b < rows; b++ {
 			o, qb := out[b*n:(b+1)*n], qs[c*rows+b]
 			for i := range o {

@@ -128,3 +128,58 @@ func TestScoreAllCache(t *testing.T) {
 		t.Fatalf("score unchanged after ParamsChanged")
 	}
 }
+
+// TestInferenceFloat32 checks float32 inference (embedding and ScoreAll)
+// against float64 for one row (the small matrix path) and several (the
+// packed weights and features), and that repeated calls reuse the packs
+// until ParamsChanged.
+func TestInferenceFloat32(t *testing.T) {
+	cfg := tinyConfig(UnionMoment)
+	cfg.Entities, cfg.Dim, cfg.Hidden = 300, 40, 70
+	rng := rand.New(rand.NewPCG(9, 9))
+	m64, err := New[float64](cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m32, err := Load[float32](cfg, m64.Params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(t, m64, []string{"((e,(r,)),(e,(r,n)))", "(e,(r,r,r))"}, 7, 3, rng)
+	ws64, ws32 := m64.NewWorkspace(), m32.NewWorkspace()
+	for _, g := range b.Groups {
+		for _, rows := range []int{1, 7} {
+			ids := g.IDs[:rows*g.Program.Slots()]
+			e64, err := ws64.Embed(g.Program, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]float64, rows*cfg.Entities)
+			if err := ws64.ScoreAll(e64, want); err != nil {
+				t.Fatal(err)
+			}
+			for rep := 0; rep < 2; rep++ {
+				e32, err := ws32.Embed(g.Program, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]float32, rows*cfg.Entities)
+				if err := ws32.ScoreAll(e32, got); err != nil {
+					t.Fatal(err)
+				}
+				for i, w := range want {
+					if math.Abs(float64(got[i])-w) > 1e-4*max(1, math.Abs(w)) {
+						t.Fatalf("%s rows=%d rep %d: logit %d = %g, float64 %g", g.Program.Shape(), rows, rep, i, got[i], w)
+					}
+				}
+			}
+		}
+	}
+	if len(m32.packs) == 0 {
+		t.Error("no packed weights after inference of several rows")
+	}
+	m32.ParamsChanged()
+	if m32.packs != nil || m32.feats != nil {
+		t.Error("ParamsChanged kept packed weights or features")
+	}
+}

@@ -2,11 +2,12 @@ package gamma
 
 import "github.com/gammae/gammae/internal/kernel"
 
-// linearForward sets y[rows×out] = x[rows×in]·Wᵀ + b, then ReLU if asked.
-func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu bool) {
-	w, b := m.params[l.w].Data, m.params[l.w+1].Data
+// linearForward sets y[rows×out] = x[rows×in]·Wᵀ + b, then ReLU if asked;
+// infer (no backward to follow) lets it use the packed weights.
+func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu, infer bool) {
+	b := m.params[l.w+1].Data
 	y = y[:rows*l.out]
-	kernel.Gemm(false, true, rows, l.out, l.in, 1, x, l.in, w, l.in, 0, y, l.out)
+	m.mulWT(infer, rows, x, l.in, l.w, 0, l.in, l.in, y, l.out)
 	if relu {
 		kernel.AddBiasReLU(y, b, rows, l.out)
 	} else {
@@ -46,9 +47,9 @@ func (a *mlp[T]) input() []T  { return a.acts[0] }
 func (a *mlp[T]) output() []T { return a.acts[len(a.acts)-1] }
 
 // forward runs the stack on acts[0].
-func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int) {
+func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int, infer bool) {
 	for i, l := range layers {
-		m.linearForward(l, a.acts[i], a.acts[i+1], rows, i < len(layers)-1)
+		m.linearForward(l, a.acts[i], a.acts[i+1], rows, i < len(layers)-1, infer)
 	}
 }
 
@@ -83,4 +84,49 @@ func grow[T any](buf []T, n int) []T {
 		return make([]T, n)
 	}
 	return buf[:n]
+}
+
+// packKey names a packed weight block: columns off … off+k−1 of parameter
+// param.
+type packKey struct{ param, off int }
+
+// packMinRows is the fewest rows that take the packed weights: one row is
+// a matrix–vector product, memory-bound either way, and the small path's
+// dot products read the weights as they lie.
+const packMinRows = 2
+
+// mulWT sets y[rows×n] = x[rows×k]·W[:, off:off+k]ᵀ for the weight
+// parameter w (n rows of stride ldw). In inference on float32 a product of
+// a few rows uses W packed once per parameter version (kernel.PackB):
+// answering queries then runs the register-blocked kernel without
+// repacking the weights every call.
+func (m *Model[T]) mulWT(infer bool, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
+	if infer && rows >= packMinRows {
+		if p := m.packed(w, off, k, n, ldw); p != nil {
+			kernel.GemmPacked(rows, 1, any(x).([]float32), ldx, p, 0, any(y).([]float32), n)
+			return
+		}
+	}
+	kernel.Gemm(false, true, rows, n, k, 1, x, ldx, m.params[w].Data[off:], ldw, 0, y, n)
+}
+
+// packed returns W[:, off:off+k]ᵀ of parameter w packed, for float32
+// models (nil for float64), cached until ParamsChanged.
+func (m *Model[T]) packed(w, off, k, n, ldw int) *kernel.PackedB {
+	data, ok := any(m.params[w].Data).([]float32)
+	if !ok {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := packKey{w, off}
+	if p := m.packs[key]; p != nil {
+		return p
+	}
+	if m.packs == nil {
+		m.packs = map[packKey]*kernel.PackedB{}
+	}
+	p := kernel.PackB(true, k, n, data[off:], ldw)
+	m.packs[key] = p
+	return p
 }

@@ -47,6 +47,7 @@ type Model[T kernel.Float] struct {
 	mu      sync.Mutex
 	version uint64
 	feats   *entityFeatures[T] // for ScoreAll, valid while feats.version == version
+	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
 }
 
 // Config returns the model's configuration.
@@ -98,6 +99,7 @@ func (m *Model[T]) ParamsChanged() {
 	m.mu.Lock()
 	m.version++
 	m.feats = nil
+	m.packs = nil
 	m.mu.Unlock()
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/gammae/gammae/serve"
@@ -26,6 +28,7 @@ func init() {
 			mf.define(fs)
 			addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free one)")
 			logFormat := fs.String("log", "auto", "log format on stderr: json, text, or auto (text on a terminal, else json)")
+			pprofAddr := fs.String("pprof", "", "also serve Go's profiler (net/http/pprof) on this loopback `host:port`, apart from the API")
 			inflight := fs.Int("max-inflight", 64, "most queries handed to the model at once; concurrent ones are answered in shared batches")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) != 0 {
@@ -60,6 +63,14 @@ func init() {
 				}
 				log.Info("warmed up", slog.Float64("seconds", time.Since(start).Seconds()))
 
+				if *pprofAddr != "" {
+					stop, err := servePprof(ctx, *pprofAddr)
+					if err != nil {
+						return err
+					}
+					defer stop()
+					log.Info("profiler", slog.String("url", "http://"+*pprofAddr+"/debug/pprof/"))
+				}
 				var lc net.ListenConfig
 				ln, err := lc.Listen(ctx, "tcp", *addr)
 				if err != nil {
@@ -71,6 +82,33 @@ func init() {
 			}
 		},
 	})
+}
+
+// servePprof serves net/http/pprof's handlers on addr, which must be a
+// loopback address: profiles expose internals and cost CPU.
+func servePprof(ctx context.Context, addr string) (stop func(), err error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("--pprof %q: expected a loopback address such as 127.0.0.1:6060", addr)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	// No write timeout: a CPU profile streams for its whole duration.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }, nil
 }
 
 // newLogger returns a slog logger writing to w in the given format.

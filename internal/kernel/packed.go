@@ -1,0 +1,151 @@
+package kernel
+
+import "fmt"
+
+// A GEMM operand B that many calls share with few rows of A each (a model's
+// weights or the entity features when it answers queries) is packed once
+// into the blocked kernels' panels, so that a call of a handful of rows runs
+// the register-blocked micro-kernel without repacking B: the small path
+// streams B as dot products, which costs more than the micro-kernel from
+// about 4 rows on.
+
+// PackedB is op(B), k × n, packed for the blocked float32 kernels of the
+// level current when it was packed. Immutable; safe for concurrent use.
+type PackedB struct {
+	k, n, nr int
+	lvl      level
+	panels   []float32 // per k block of gemmKC: ⌈n/nr⌉ panels of kc × nr
+	// The operand as given, for another level (tests switch levels).
+	b      []float32
+	ldb    int
+	transB bool
+}
+
+// K and N are op(B)'s dimensions.
+func (p *PackedB) K() int { return p.k }
+func (p *PackedB) N() int { return p.n }
+
+// PackB packs op(B) (k × n; stored n × k when transB) for GemmPacked. b
+// must not change while the result is in use.
+func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
+	defer clearUpper()
+	checkGemm(false, transB, 0, n, k, 0, max(k, 1), len(b), ldb, 0, max(n, 1))
+	kern := &cur.gemm
+	nr := kern.nr
+	pn := (n + nr - 1) / nr
+	p := &PackedB{k: k, n: n, nr: nr, lvl: cur.level, b: b, ldb: ldb, transB: transB,
+		panels: make([]float32, pn*nr*k)}
+	body := packBody{p: p, kern: kern}
+	parallelFor((k+gemmKC-1)/gemmKC, 1, workers(), &body)
+	return p
+}
+
+type packBody struct {
+	p    *PackedB
+	kern *gemmKernel
+}
+
+// do packs k blocks [lo, hi).
+func (b *packBody) do(lo, hi int) {
+	p := b.p
+	for blk := lo; blk < hi; blk++ {
+		pc := blk * gemmKC
+		kc := min(gemmKC, p.k-pc)
+		dst := p.panels[pc*p.nPad():]
+		if b.kern.packB != nil {
+			b.kern.packB(dst, p.b, p.ldb, p.transB, pc, kc, 0, p.n)
+		} else {
+			packBGo(dst, p.b, p.ldb, p.transB, pc, kc, 0, p.n, p.nr)
+		}
+	}
+}
+
+func (p *PackedB) nPad() int { return (p.n + p.nr - 1) / p.nr * p.nr }
+
+// GemmPacked computes C = alpha·A·op(B) + beta·C with A m × k (row stride
+// lda) and op(B) packed. The bits are those of Gemm(false, p's transB, …)
+// on its blocked path (more than 16 rows), whatever m is.
+func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
+	defer clearUpper()
+	checkGemm(false, false, m, p.n, p.k, len(a), lda, p.nPad()*p.k, p.nPad(), len(c), ldc)
+	kern := &cur.gemm
+	if p.lvl != cur.level || kern.nr != p.nr {
+		gemm32(kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
+		return
+	}
+	if m == 0 || p.n == 0 {
+		return
+	}
+	g := packedCall{kern: kern, p: p, m: m, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
+	g.pn = (p.n + p.nr - 1) / p.nr
+	w := workers()
+	if float64(m)*float64(p.n)*float64(p.k) < 1<<18 {
+		w = 1
+	}
+	// A few jobs per worker, so a core slowed by other work takes fewer.
+	g.jobs = min(g.pn, 4*w)
+	if w = min(w, g.jobs); w <= 1 {
+		g.do(0, g.jobs)
+		return
+	}
+	pg := packedCalls.get()
+	*pg = g
+	parallelFor(g.jobs, 1, w, pg)
+	packedCalls.put(pg)
+}
+
+var packedCalls pool[packedCall]
+
+// packedChunk is the columns of B whose panels (kc × 256 floats, 256 KB)
+// all row blocks of A go over in turn; a multiple of every level's nr.
+const packedChunk = 256
+
+// packedCall is one GemmPacked call; its jobs are ranges of B's panels,
+// all rows of A each.
+type packedCall struct {
+	kern          *gemmKernel
+	p             *PackedB
+	m             int
+	alpha, beta   float32
+	a, c          []float32
+	lda, ldc      int
+	pn, jobs      int
+}
+
+func (g *packedCall) do(lo, hi int) {
+	s := gemmPool.Get().(*gemmScratch)
+	kern, p, mr := g.kern, g.p, g.kern.mr
+	pm := (g.m + mr - 1) / mr
+	s.a = grow(s.a, pm*mr*min(p.k, gemmKC))
+	s.tile = grow(s.tile, mr*p.nr)
+	for job := lo; job < hi; job++ {
+		j0 := job * g.pn / g.jobs * p.nr
+		j1 := min((job+1)*g.pn/g.jobs*p.nr, p.n)
+		if g.alpha == 0 || p.k == 0 {
+			scaleBlock(g.c, g.ldc, g.m, j0, j1, g.beta)
+			continue
+		}
+		if g.beta != 0 {
+			scaleBlock(g.c, g.ldc, g.m, j0, j1, g.beta)
+		}
+		for pc := 0; pc < p.k; pc += gemmKC {
+			kc := min(gemmKC, p.k-pc)
+			if kern.packA != nil {
+				kern.packA(s.a, g.a, g.lda, false, 0, g.m, pc, kc, g.alpha)
+			} else {
+				packAGo(s.a, g.a, g.lda, false, 0, g.m, pc, kc, mr, g.alpha)
+			}
+			// Column chunks whose panels stay in L2 while every row
+			// block of A passes over them.
+			for jc := j0; jc < j1; jc += packedChunk {
+				bp := p.panels[pc*p.nPad()+jc*kc:]
+				gemmBlock(kern, kc, s.a, bp, s.tile, g.c, g.ldc, 0, g.m, jc, min(jc+packedChunk, j1), pc > 0 || g.beta != 0)
+			}
+		}
+	}
+	gemmPool.Put(s)
+}
+
+func (p *PackedB) String() string {
+	return fmt.Sprintf("PackedB(%d×%d, nr %d, %s)", p.k, p.n, p.nr, p.lvl)
+}
