@@ -172,8 +172,8 @@ func (b *batcher) take() (batch []*item, finished []*pending) {
 type scratch struct {
 	gen         uint64 // programs generation of ws's buffers
 	ws          *gamma.Workspace[float32]
-	alpha, beta []float32 // rows × d, the batch's query embeddings
-	scores      []float32 // rows × entities
+	alpha, beta []float32   // rows × d, the batch's query embeddings
+	scores      []float32   // rows × entities
 	tmp         [][]float32 // per finishing goroutine, entities
 }
 

@@ -1,8 +1,8 @@
 package answer
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"

@@ -46,7 +46,7 @@ type Model[T kernel.Float] struct {
 
 	mu      sync.Mutex
 	version uint64
-	feats   *entityFeatures[T] // for ScoreAll, valid while feats.version == version
+	feats   *entityFeatures[T]          // for ScoreAll, valid while feats.version == version
 	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
 }
 

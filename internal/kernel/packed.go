@@ -103,13 +103,13 @@ const packedChunk = 256
 // packedCall is one GemmPacked call; its jobs are ranges of B's panels,
 // all rows of A each.
 type packedCall struct {
-	kern          *gemmKernel
-	p             *PackedB
-	m             int
-	alpha, beta   float32
-	a, c          []float32
-	lda, ldc      int
-	pn, jobs      int
+	kern        *gemmKernel
+	p           *PackedB
+	m           int
+	alpha, beta float32
+	a, c        []float32
+	lda, ldc    int
+	pn, jobs    int
 }
 
 func (g *packedCall) do(lo, hi int) {

@@ -82,4 +82,3 @@ func BenchmarkGemmPacked(b *testing.B) {
 		}
 	}
 }
-
