@@ -67,7 +67,16 @@ func (a *Adam[T]) update(p, g []T, s *moments[T]) {
 
 // Reset forgets all moments and step counts, as constructing a new torch
 // optimiser does (the reference resets Adam when it drops the lr).
-func (a *Adam[T]) Reset() { a.state = nil }
+func (a *Adam[T]) Reset() {
+	// As a new torch optimiser: every moment zero, every step count 0. The
+	// buffers are kept: reallocating hundreds of MB would fault them in again.
+	for i := range a.state {
+		s := &a.state[i]
+		clear(s.m)
+		clear(s.v)
+		s.step = 0
+	}
+}
 
 // State is Adam's state for checkpoints: per parameter the step count and
 // the first and second moments (nil for a parameter never updated).

@@ -196,10 +196,9 @@ func splitComma(s string) []string {
 
 // benchTrain times iterations of cfg on d without writing anything.
 func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Dataset, n int) error {
-	cfg.ValidEvery, cfg.Minutes = 0, 0
-	if cfg.Steps < n+1 {
-		cfg.Steps = n + 1
-	}
+	// A schedule far longer than the run: an lr drop would reset Adam and
+	// time the reallocation of its moments.
+	cfg.ValidEvery, cfg.Minutes, cfg.Steps, cfg.LRDrops = 0, 0, 1<<30, nil
 	// One run: the first iteration allocates and first-touches every buffer
 	// and the optimiser state, so the clock starts when it ends.
 	var start time.Time
