@@ -3,6 +3,9 @@
 //
 //	go run ./scripts/loadtest -url http://127.0.0.1:8080 -query 'QUERY' -c 1,8 -n 2000 -duration 20s
 //
+// or with -queries FILE, a list of queries sent in turn (a mix of shapes
+// and anchors, rather than one query over and over).
+//
 // It only ever talks to loopback addresses (127.0.0.0/8, ::1, localhost) and
 // refuses any other target. Every level is bounded by -n requests and by
 // -duration, whichever ends first.
@@ -39,7 +42,8 @@ const (
 
 type config struct {
 	base     *url.URL
-	query    string
+	queries  []string // sent in turn
+	next     atomic.Uint64
 	k        int
 	batch    int // >0: send /v1/batch requests of this many copies of the query
 	levels   []int
@@ -61,7 +65,8 @@ func main() {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	rawURL := fs.String("url", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
-	query := fs.String("query", "", "query text to send (required)")
+	query := fs.String("query", "", "query text to send (this or -queries is required)")
+	queriesFile := fs.String("queries", "", "`FILE` of queries, one per line (blank lines and # comments skipped), sent in turn")
 	k := fs.Int("k", 10, "answers per query")
 	batch := fs.Int("batch", 0, "if > 0, POST /v1/batch with this many copies of the query per request")
 	levels := fs.String("c", "1,8", "comma-separated concurrency levels")
@@ -72,7 +77,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := newConfig(*rawURL, *query, *k, *batch, *levels, *n, *duration, *warmup, *timeout)
+	queries := []string{*query}
+	if *queriesFile != "" {
+		if *query != "" {
+			return errors.New("give -query or -queries, not both")
+		}
+		qs, err := readQueries(*queriesFile)
+		if err != nil {
+			return err
+		}
+		queries = qs
+	}
+	cfg, err := newConfig(*rawURL, queries, *k, *batch, *levels, *n, *duration, *warmup, *timeout)
 	if err != nil {
 		return err
 	}
@@ -111,7 +127,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return ctx.Err()
 }
 
-func newConfig(rawURL, query string, k, batch int, levels string, n int, duration time.Duration, warmup int, timeout time.Duration) (*config, error) {
+// readQueries reads a file of queries, one per line.
+func readQueries(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-queries: %w", err)
+	}
+	var qs []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			qs = append(qs, line)
+		}
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("-queries %s: no queries in the file", path)
+	}
+	return qs, nil
+}
+
+func newConfig(rawURL string, queries []string, k, batch int, levels string, n int, duration time.Duration, warmup int, timeout time.Duration) (*config, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("-url %q: %w", rawURL, err)
@@ -122,10 +156,10 @@ func newConfig(rawURL, query string, k, batch int, levels string, n int, duratio
 	if err := checkLoopback(u.Hostname()); err != nil {
 		return nil, fmt.Errorf("-url %q: %w", rawURL, err)
 	}
-	if strings.TrimSpace(query) == "" {
-		return nil, errors.New("-query is required: the query text to send")
+	if len(queries) == 0 || strings.TrimSpace(queries[0]) == "" {
+		return nil, errors.New("-query (or -queries) is required: the query text to send")
 	}
-	cfg := &config{base: u, query: query, k: k, batch: batch, n: n, duration: duration, warmup: warmup, timeout: timeout}
+	cfg := &config{base: u, queries: queries, k: k, batch: batch, n: n, duration: duration, warmup: warmup, timeout: timeout}
 	for _, f := range strings.Split(levels, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || c < 1 || c > maxConcurrency {
@@ -205,6 +239,11 @@ func newClient(timeout time.Duration) *http.Client {
 	}
 }
 
+// pick returns the next query in turn.
+func (cfg *config) pick() string {
+	return cfg.queries[(cfg.next.Add(1)-1)%uint64(len(cfg.queries))]
+}
+
 func endpoint(cfg *config) string {
 	path := "/v1/query"
 	if cfg.batch > 0 {
@@ -214,9 +253,15 @@ func endpoint(cfg *config) string {
 }
 
 func body(cfg *config) []byte {
-	var v any = map[string]any{"query": cfg.query, "k": cfg.k}
+	var v any
 	if cfg.batch > 0 {
-		v = map[string]any{"queries": slices.Repeat([]string{cfg.query}, cfg.batch), "k": cfg.k}
+		qs := make([]string, cfg.batch)
+		for i := range qs {
+			qs[i] = cfg.pick()
+		}
+		v = map[string]any{"queries": qs, "k": cfg.k}
+	} else {
+		v = map[string]any{"query": cfg.pick(), "k": cfg.k}
 	}
 	b, _ := json.Marshal(v) // strings and ints always encode
 	return b

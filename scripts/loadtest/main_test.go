@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +82,7 @@ func TestConfig(t *testing.T) {
 		{"n too high", "http://127.0.0.1", "q", "1", maxRequests + 1, time.Second, "-n"},
 		{"too long", "http://127.0.0.1", "q", "1", 10, time.Hour, "-duration"},
 	} {
-		_, err := newConfig(tt.url, tt.query, 10, 0, tt.levels, tt.n, tt.dur, 0, time.Second)
+		_, err := newConfig(tt.url, []string{tt.query}, 10, 0, tt.levels, tt.n, tt.dur, 0, time.Second)
 		if (err == nil) != (tt.errSub == "") || (err != nil && !strings.Contains(err.Error(), tt.errSub)) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.errSub)
 		}
@@ -110,5 +114,47 @@ func TestRun(t *testing.T) {
 	err := run(context.Background(), []string{"-url", ts.URL, "-query", "borders(", "-n", "5"}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "status 400") {
 		t.Errorf("bad query: err = %v, want a 400 from the first request", err)
+	}
+}
+
+// TestQueriesInTurn checks that -queries reads a file of queries and that
+// requests (and batch requests) take them in turn.
+func TestQueriesInTurn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "q.txt")
+	if err := os.WriteFile(path, []byte("# three queries\np(a, r)\n\n  p(b, r)  \np(c, r)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := readQueries(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(qs, []string{"p(a, r)", "p(b, r)", "p(c, r)"}) {
+		t.Fatalf("readQueries = %q", qs)
+	}
+	cfg, err := newConfig("http://127.0.0.1:1", qs, 10, 0, "1", 10, time.Second, 0, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for range 4 {
+		var v struct{ Query string }
+		if err := json.Unmarshal(body(cfg), &v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v.Query)
+	}
+	if !slices.Equal(got, []string{"p(a, r)", "p(b, r)", "p(c, r)", "p(a, r)"}) {
+		t.Errorf("queries sent %q", got)
+	}
+	cfg.batch = 2
+	var v struct{ Queries []string }
+	if err := json.Unmarshal(body(cfg), &v); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Queries, []string{"p(b, r)", "p(c, r)"}) {
+		t.Errorf("batch sent %q", v.Queries)
+	}
+	if _, err := readQueries(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("missing file: no error")
 	}
 }
