@@ -183,3 +183,51 @@ func TestInferenceFloat32(t *testing.T) {
 		t.Error("ParamsChanged kept packed weights or features")
 	}
 }
+
+// TestPackedWeightsFollowParams checks that float32 training steps use the
+// current weights: after the parameters change and ParamsChanged, a
+// forward pass gives the logits of a model built from the new parameters.
+func TestPackedWeightsFollowParams(t *testing.T) {
+	cfg := tinyConfig(UnionMoment)
+	cfg.Entities, cfg.Dim, cfg.Hidden = 60, 24, 40
+	rng := rand.New(rand.NewPCG(4, 4))
+	m64, err := New[float64](cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(t, m64, []string{"((e,(r,)),(e,(r,n)))", "(e,(r,r))"}, 20, 4, rng)
+	m, err := Load[float32](cfg, m64.Params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := m.NewWorkspace()
+	if _, err := ws.Forward(b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Params() { // an "optimiser step"
+		for i := range p.Data {
+			p.Data[i] *= 1.01
+		}
+	}
+	m.ParamsChanged()
+	if _, err := ws.Forward(b, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := append([]float32(nil), ws.train.logits...)
+	fresh, err := Load[float32](cfg, m.Params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := fresh.NewWorkspace()
+	if _, err := fw.Forward(b, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range fw.train.logits {
+		if got[i] != want {
+			t.Fatalf("logit %d after the update: %g, fresh model %g", i, got[i], want)
+		}
+	}
+}

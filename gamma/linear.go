@@ -23,7 +23,7 @@ func (m *Model[T]) linearBackward(l layer, x, dy, dx, sum []T, rows int) {
 	add(gb, sum[:l.out])
 	kernel.Gemm(true, false, l.out, l.in, rows, 1, dy, l.out, x, l.in, 1, gw, l.in)
 	if dx != nil {
-		kernel.Gemm(false, false, rows, l.in, l.out, 1, dy, l.out, m.params[l.w].Data, l.in, 0, dx, l.in)
+		m.mulW(rows, dy, l.out, l.w, 0, l.out, l.in, dx, l.in)
 	}
 }
 
@@ -86,23 +86,31 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-// packKey names a packed weight block: columns off … off+k−1 of parameter
-// param.
-type packKey struct{ param, off int }
+// packKey names a packed weight block: op(W[:, off:off+k]) of parameter
+// param, op a transpose when trans.
+type packKey struct {
+	param, off int
+	trans      bool
+}
 
 // packMinRows is the fewest rows that take the packed weights: one row is
 // a matrix–vector product, memory-bound either way, and the small path's
 // dot products read the weights as they lie.
 const packMinRows = 2
 
+// On float32 the products with a weight matrix use it packed once per
+// parameter version (kernel.PackB): a training step's levels and batches
+// share one packing per direction instead of repacking it in every job of
+// every product, and answering a few queries runs the register-blocked
+// kernel without repacking at all.
+
 // mulWT sets y[rows×n] = x[rows×k]·W[:, off:off+k]ᵀ for the weight
-// parameter w (n rows of stride ldw). In inference on float32 a product of
-// a few rows uses W packed once per parameter version (kernel.PackB):
-// answering queries then runs the register-blocked kernel without
-// repacking the weights every call.
+// parameter w (n rows of stride ldw). infer is accepted for symmetry with
+// the callers; packing pays in training and inference alike.
 func (m *Model[T]) mulWT(infer bool, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
-	if infer && rows >= packMinRows {
-		if p := m.packed(w, off, k, n, ldw); p != nil {
+	_ = infer
+	if rows >= packMinRows {
+		if p := m.packed(w, off, k, n, ldw, true); p != nil {
 			kernel.GemmPacked(rows, 1, any(x).([]float32), ldx, p, 0, any(y).([]float32), n)
 			return
 		}
@@ -110,23 +118,36 @@ func (m *Model[T]) mulWT(infer bool, rows int, x []T, ldx, w, off, k, ldw int, y
 	kernel.Gemm(false, true, rows, n, k, 1, x, ldx, m.params[w].Data[off:], ldw, 0, y, n)
 }
 
-// packed returns W[:, off:off+k]ᵀ of parameter w packed, for float32
-// models (nil for float64), cached until ParamsChanged.
-func (m *Model[T]) packed(w, off, k, n, ldw int) *kernel.PackedB {
+// mulW sets y[rows×n] = dy[rows×k]·W[:, off:off+n] for the weight
+// parameter w (k rows of stride ldw): the input gradient of a layer.
+func (m *Model[T]) mulW(rows int, dy []T, ldy, w, off, k, ldw int, y []T, n int) {
+	if rows >= packMinRows {
+		if p := m.packed(w, off, k, n, ldw, false); p != nil {
+			kernel.GemmPacked(rows, 1, any(dy).([]float32), ldy, p, 0, any(y).([]float32), n)
+			return
+		}
+	}
+	kernel.Gemm(false, false, rows, n, k, 1, dy, ldy, m.params[w].Data[off:], ldw, 0, y, n)
+}
+
+// packed returns op(W[:, off:…]) of parameter w packed as a k × n operand
+// (op a transpose when trans), for float32 models (nil for float64),
+// cached until ParamsChanged.
+func (m *Model[T]) packed(w, off, k, n, ldw int, trans bool) *kernel.PackedB {
 	data, ok := any(m.params[w].Data).([]float32)
 	if !ok {
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := packKey{w, off}
+	key := packKey{w, off, trans}
 	if p := m.packs[key]; p != nil {
 		return p
 	}
 	if m.packs == nil {
 		m.packs = map[packKey]*kernel.PackedB{}
 	}
-	p := kernel.PackB(true, k, n, data[off:], ldw)
+	p := kernel.PackB(trans, k, n, data[off:], ldw)
 	m.packs[key] = p
 	return p
 }

@@ -82,13 +82,19 @@ func gemm32(kern *gemmKernel, transA, transB bool, m, n, k int, alpha float32, a
 		gemmSmall32(kern.small, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	gemmBlocked(gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
+		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc})
+}
+
+// gemmBlocked runs g (m, n > 0) on the blocked path, split into jobs of
+// row and column blocks over the workers.
+func gemmBlocked(g gemmCall) {
+	kern, m, n, k := g.kern, g.m, g.n, g.k
 	w := workers()
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		w = 1 // too small to pay for goroutines
 	}
-	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
-		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
-	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, transB)
+	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, g.transB)
 	g.pm, g.pn = (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
 	jobs := g.rows * g.cols
 	if w = min(w, jobs); w <= 1 {
@@ -125,6 +131,7 @@ type gemmCall struct {
 	a, b, c            []float32
 	lda, ldb, ldc      int
 	rows, cols, pm, pn int
+	packed             *PackedB // op(B) already packed (GemmPacked), or nil
 }
 
 // scratch takes pack buffers big enough for any job of g from the pool.
@@ -152,9 +159,13 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 	} // else the first k block overwrites C
 	for pc := 0; pc < g.k; pc += gemmKC {
 		kc := min(gemmKC, g.k-pc)
-		if kern.packB != nil {
+		bp := s.b
+		switch {
+		case g.packed != nil:
+			bp = g.packed.panels[pc*g.packed.nPad()+j0*kc:]
+		case kern.packB != nil:
 			kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0)
-		} else {
+		default:
 			packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0, nr)
 		}
 		if kern.packA != nil {
@@ -162,7 +173,7 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 		} else {
 			packAGo(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, mr, g.alpha)
 		}
-		gemmBlock(kern, kc, s.a, s.b, s.tile, g.c, g.ldc, i0, i1, j0, j1, pc > 0 || g.beta != 0)
+		gemmBlock(kern, kc, s.a, bp, s.tile, g.c, g.ldc, i0, i1, j0, j1, pc > 0 || g.beta != 0)
 	}
 }
 

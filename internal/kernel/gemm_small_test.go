@@ -28,8 +28,8 @@ func smallCases() []gemmCase {
 	return cs
 }
 
-// gemmBlocked runs Gemm with the small path switched off.
-func gemmBlocked(tc gemmCase, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+// gemmNoSmall runs Gemm with the small path switched off.
+func gemmNoSmall(tc gemmCase, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	prev := gemmSmallM
 	gemmSmallM = 0
 	defer func() { gemmSmallM = prev }()
@@ -53,7 +53,7 @@ func TestGemmSmall(t *testing.T) {
 				continue
 			}
 			blocked := slices.Clone(c0)
-			gemmBlocked(tc, a, lda, b, ldb, blocked, ldc)
+			gemmNoSmall(tc, a, lda, b, ldb, blocked, ldc)
 			for e := range c {
 				if !sameBits(c[e], blocked[e]) {
 					t.Fatalf("%v: c[%d] = %g, blocked path %g", tc, e, c[e], blocked[e])

@@ -2,12 +2,12 @@ package kernel
 
 import "fmt"
 
-// A GEMM operand B that many calls share with few rows of A each (a model's
-// weights or the entity features when it answers queries) is packed once
-// into the blocked kernels' panels, so that a call of a handful of rows runs
-// the register-blocked micro-kernel without repacking B: the small path
-// streams B as dot products, which costs more than the micro-kernel from
-// about 4 rows on.
+// A GEMM operand B that many calls share (a model's weights within a
+// training step, or while it answers queries; the entity features) is
+// packed once into the blocked kernels' panels. A call of many rows then
+// skips packing B in every job, and a call of a handful of rows runs the
+// register-blocked micro-kernel without repacking B (the small path
+// streams B as dot products, which costs more from about 4 rows on).
 
 // PackedB is op(B), k × n, packed for the blocked float32 kernels of the
 // level current when it was packed. Immutable; safe for concurrent use.
@@ -74,6 +74,11 @@ func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta flo
 		return
 	}
 	if m == 0 || p.n == 0 {
+		return
+	}
+	if m > gemmSmallM { // many rows: the blocked path's jobs, B as packed
+		gemmBlocked(gemmCall{kern: kern, transB: p.transB, m: m, n: p.n, k: p.k, alpha: alpha, a: a, lda: lda,
+			b: p.b, ldb: p.ldb, beta: beta, c: c, ldc: ldc, packed: p})
 		return
 	}
 	g := packedCall{kern: kern, p: p, m: m, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
