@@ -94,7 +94,16 @@ func gemmBlocked(g gemmCall) {
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		w = 1 // too small to pay for goroutines
 	}
-	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, g.transB)
+	if g.packed != nil {
+		// B needs no packing: split the rows only, so that each block of A
+		// is packed once; a job goes over B in L2-sized column chunks.
+		g.rows, g.cols = (m+gemmMC-1)/gemmMC, 1
+		for pm := (m + kern.mr - 1) / kern.mr; g.rows < 2*w && pm >= 8*(g.rows+1); {
+			g.rows++
+		}
+	} else {
+		g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, g.transB)
+	}
 	g.pm, g.pn = (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
 	jobs := g.rows * g.cols
 	if w = min(w, jobs); w <= 1 {
@@ -159,21 +168,29 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 	} // else the first k block overwrites C
 	for pc := 0; pc < g.k; pc += gemmKC {
 		kc := min(gemmKC, g.k-pc)
-		bp := s.b
-		switch {
-		case g.packed != nil:
-			bp = g.packed.panels[pc*g.packed.nPad()+j0*kc:]
-		case kern.packB != nil:
-			kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0)
-		default:
-			packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0, nr)
+		if g.packed == nil {
+			if kern.packB != nil {
+				kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0)
+			} else {
+				packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0, nr)
+			}
 		}
 		if kern.packA != nil {
 			kern.packA(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, g.alpha)
 		} else {
 			packAGo(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, mr, g.alpha)
 		}
-		gemmBlock(kern, kc, s.a, bp, s.tile, g.c, g.ldc, i0, i1, j0, j1, pc > 0 || g.beta != 0)
+		load := pc > 0 || g.beta != 0
+		if g.packed == nil {
+			gemmBlock(kern, kc, s.a, s.b, s.tile, g.c, g.ldc, i0, i1, j0, j1, load)
+			continue
+		}
+		// B already packed: L2-sized column chunks, each used by all the
+		// job's rows in turn.
+		for jc := j0; jc < j1; jc += packedChunk {
+			bp := g.packed.panels[pc*g.packed.nPad()+jc*kc:]
+			gemmBlock(kern, kc, s.a, bp, s.tile, g.c, g.ldc, i0, i1, jc, min(jc+packedChunk, j1), load)
+		}
 	}
 }
 
