@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -164,5 +165,40 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if err := good.Validate(); err != nil {
 		t.Errorf("good config rejected: %v", err)
+	}
+}
+
+// A resumed run with a time budget has what is left of it: a run that has
+// already trained for longer than --minutes stops at once.
+func TestResumeKeepsTimeBudget(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Minutes = 1
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: 2}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, checkpoint.StateFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	st["seconds"] = 61.0 // more than the minute
+	if b, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 0 || sum.Iterations != 2 {
+		t.Errorf("resumed past its budget: ran %d, now at iteration %d; want 0 and 2", sum.Ran, sum.Iterations)
 	}
 }

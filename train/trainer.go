@@ -304,7 +304,9 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	var deadline time.Time
 	start := time.Now()
 	if t.cfg.Minutes > 0 {
-		deadline = start.Add(time.Duration(t.cfg.Minutes * float64(time.Minute)))
+		// The budget is the whole run's: a resumed run has what is left.
+		left := time.Duration(t.cfg.Minutes*float64(time.Minute)) - time.Duration(t.st.Seconds*float64(time.Second))
+		deadline = start.Add(max(left, 0))
 	}
 	estimate := t.st.Steps <= 0 // lay out the schedule once the speed is known
 	// A schedule fitted to the budget from the first iterations is fitted
