@@ -2,12 +2,11 @@ package gamma
 
 import "github.com/gammae/gammae/internal/kernel"
 
-// linearForward sets y[rows×out] = x[rows×in]·Wᵀ + b, then ReLU if asked;
-// infer (no backward to follow) lets it use the packed weights.
-func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu, infer bool) {
+// linearForward sets y[rows×out] = x[rows×in]·Wᵀ + b, then ReLU if asked.
+func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu bool) {
 	b := m.params[l.w+1].Data
 	y = y[:rows*l.out]
-	m.mulWT(infer, rows, x, l.in, l.w, 0, l.in, l.in, y, l.out)
+	m.mulWT(rows, x, l.in, l.w, 0, l.in, l.in, y, l.out)
 	if relu {
 		kernel.AddBiasReLU(y, b, rows, l.out)
 	} else {
@@ -47,9 +46,9 @@ func (a *mlp[T]) input() []T  { return a.acts[0] }
 func (a *mlp[T]) output() []T { return a.acts[len(a.acts)-1] }
 
 // forward runs the stack on acts[0].
-func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int, infer bool) {
+func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int) {
 	for i, l := range layers {
-		m.linearForward(l, a.acts[i], a.acts[i+1], rows, i < len(layers)-1, infer)
+		m.linearForward(l, a.acts[i], a.acts[i+1], rows, i < len(layers)-1)
 	}
 }
 
@@ -105,10 +104,8 @@ const packMinRows = 2
 // kernel without repacking at all.
 
 // mulWT sets y[rows×n] = x[rows×k]·W[:, off:off+k]ᵀ for the weight
-// parameter w (n rows of stride ldw). infer is accepted for symmetry with
-// the callers; packing pays in training and inference alike.
-func (m *Model[T]) mulWT(infer bool, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
-	_ = infer
+// parameter w (n rows of stride ldw).
+func (m *Model[T]) mulWT(rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
 	if rows >= packMinRows {
 		if p := m.packed(w, off, k, n, ldw, true); p != nil {
 			kernel.GemmPacked(rows, 1, any(x).([]float32), ldx, p, 0, any(y).([]float32), n)

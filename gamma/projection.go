@@ -92,11 +92,9 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 	}
 }
 
-// forward runs the batch; infer (no backward to follow) lets the products
-// use the model's packed weights.
-func (pb *projBatch[T]) forward(m *Model[T], infer bool) {
-	pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, infer)
-	pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, infer)
+func (pb *projBatch[T]) forward(m *Model[T]) {
+	pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false)
+	pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true)
 }
 
 func (pb *projBatch[T]) backward(w *Workspace[T]) {
@@ -128,7 +126,7 @@ func (s *projSide[T]) prepare(net []layer, rows, d int) {
 	}
 }
 
-func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta, infer bool) {
+func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool) {
 	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.rows, len(pb.rels)
 	s.prepare(net, rows, d)
 	x := s.act.acts[0]
@@ -141,16 +139,16 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	}
 	l := net[0]
 	bias := m.params[l.w+1].Data
-	m.mulWT(infer, nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
+	m.mulWT(nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
 	y := s.act.acts[1]
-	m.mulWT(infer, rows, x, d, l.w, 0, d, 2*d, y, h)
+	m.mulWT(rows, x, d, l.w, 0, d, 2*d, y, h)
 	for row, i := range pb.rel {
 		kernel.Axpy(1, s.pr[int(i)*h:(int(i)+1)*h], y[row*h:(row+1)*h])
 	}
 	// Layers ≥ 1: the first layer is never the last.
 	kernel.AddBiasReLU(y, bias, rows, h)
 	for i := 1; i < len(net); i++ {
-		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1, infer)
+		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1)
 	}
 	out := s.act.output()
 	for _, sg := range pb.segs {
