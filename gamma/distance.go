@@ -198,7 +198,6 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 		}
 		out := dist[c*rows*n : (c+1)*rows*n]
 		if feats.packed != nil { // memory-bound at one row too: packed streams faster
-
 			kernel.GemmPacked(rows, 1, any(q).([]float32), 2*d, feats.packed, 0, any(out).([]float32), n)
 		} else {
 			kernel.Gemm(false, true, rows, n, 2*d, 1, q, 2*d, feats.f, 2*d, 0, out, n)
