@@ -94,11 +94,14 @@ func gemmBlocked(g gemmCall) {
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		w = 1 // too small to pay for goroutines
 	}
-	if g.packed != nil {
-		// B needs no packing: split the rows only, so that each block of A
-		// is packed once; a job goes over B in L2-sized column chunks.
+	if pm := (m + kern.mr - 1) / kern.mr; g.packed != nil && m >= n && pm >= 16*w {
+		// B needs no packing, is no wider than A is tall, and there are
+		// rows enough for 2w jobs: split the rows only, so that each block
+		// of A is packed once (each job reads all of B, in L2-sized column
+		// chunks). A wide B (the entity features) is split by columns and
+		// read once.
 		g.rows, g.cols = (m+gemmMC-1)/gemmMC, 1
-		for pm := (m + kern.mr - 1) / kern.mr; g.rows < 2*w && pm >= 8*(g.rows+1); {
+		for g.rows < 2*w && pm >= 8*(g.rows+1) {
 			g.rows++
 		}
 	} else {
