@@ -38,9 +38,18 @@ func parallelFor(n, size, w int, b body) {
 	}
 	l := loops.Get().(*loop)
 	gen := generations.Add(1)
+	// First move the state to the new generation with no chunk to take: a
+	// helper late for an earlier use of l must not pass its generation
+	// check against the new chunk count and take a chunk of the new body
+	// (it would run twice and finish the call early). Its CAS fails from
+	// here on.
+	l.state.Store(gen<<chunkBits | chunkMask)
 	l.b, l.n, l.size = b, n, size
 	l.chunks.Store(int64(chunks))
 	l.left.Store(int64(chunks))
+	if testHookPublish != nil {
+		testHookPublish(l)
+	}
 	l.state.Store(gen << chunkBits) // publishes the fields above
 	startHelpers(w - 1)
 	for range w - 1 {
@@ -56,6 +65,10 @@ func parallelFor(n, size, w int, b body) {
 	l.b = nil
 	loops.Put(l)
 }
+
+// testHookPublish, when set (tests only), runs in parallelFor just before
+// a loop's new use is published.
+var testHookPublish func(l *loop)
 
 // loop is one parallelFor call as the helpers see it. The caller puts it
 // back in its pool as soon as the call is done, while offers of it may

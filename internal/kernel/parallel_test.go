@@ -35,3 +35,32 @@ func TestParallelFor(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestParallelForLateHelper: a helper late for an earlier use of a pooled
+// loop, running just before the loop's next use is published, must take
+// no chunk of the new body (it would run twice, and the call would return
+// before the chunk's other run ends).
+func TestParallelForLateHelper(t *testing.T) {
+	defer func() { testHookPublish = nil }()
+	var first *loop
+	testHookPublish = func(l *loop) { first = l }
+	parallelFor(4, 1, 2, &countBody{hits: make([]int32, 4)})
+	old := generations.Load() // the generation of that use
+	b := &countBody{hits: make([]int32, 8)}
+	reused := false
+	testHookPublish = func(l *loop) {
+		if l == first {
+			reused = true
+			l.work(old) // the late helper
+		}
+	}
+	parallelFor(8, 1, 2, b)
+	if !reused {
+		t.Skip("the pool did not hand the same loop out again")
+	}
+	for i, h := range b.hits {
+		if h != 1 {
+			t.Errorf("index %d done %d times", i, h)
+		}
+	}
+}
