@@ -139,13 +139,14 @@ func (c *Config) Validate() error {
 }
 
 // DropAt is the iteration of drop number done (0 for the first) in a
-// schedule of steps iterations; +Inf when there is none.
+// schedule of steps iterations; math.MaxFloat64 when there is none (finite:
+// the state is saved as JSON).
 func (c *Config) DropAt(steps, done int) float64 {
 	if len(c.LRDrops) == 0 {
 		return float64(steps/2) * math.Pow(1.5, float64(done))
 	}
 	if done >= len(c.LRDrops) {
-		return math.Inf(1)
+		return math.MaxFloat64
 	}
 	return math.Round(c.LRDrops[done] * float64(steps))
 }

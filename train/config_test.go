@@ -20,7 +20,7 @@ func TestDropAt(t *testing.T) {
 		{"reference odd steps", ref, 1001, 0, 500},
 		{"custom first", custom, 4000, 0, 600},
 		{"custom second", custom, 4000, 1, 3400},
-		{"custom exhausted", custom, 4000, 2, math.Inf(1)},
+		{"custom exhausted", custom, 4000, 2, math.MaxFloat64},
 	} {
 		if got := tc.c.DropAt(tc.steps, tc.done); got != tc.want {
 			t.Errorf("%s: DropAt(%d, %d) = %g, want %g", tc.name, tc.steps, tc.done, got, tc.want)

@@ -202,3 +202,22 @@ func TestResumeKeepsTimeBudget(t *testing.T) {
 		t.Errorf("resumed past its budget: ran %d, now at iteration %d; want 0 and 2", sum.Ran, sum.Iterations)
 	}
 }
+
+// A schedule whose every lr drop is past still saves its state (no
+// non-finite "next drop" in the JSON) and resumes.
+func TestCustomDropsCheckpoint(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.LRDrops = []float64{0.2, 0.4}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: cfg.Steps / 2}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Iterations != cfg.Steps {
+		t.Errorf("resumed run ended at iteration %d, want %d", sum.Iterations, cfg.Steps)
+	}
+}
