@@ -2,11 +2,12 @@ package gamma
 
 import "github.com/gammae/gammae/internal/kernel"
 
-// linearForward sets y[rows×out] = x[rows×in]·Wᵀ + b, then ReLU if asked.
-func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu bool) {
+// linearForward sets y[rows×out] = x[rows×in]·Wᵀ + b, then ReLU if asked;
+// infer (no backward to follow) lets it use the packed weights.
+func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu, infer bool) {
 	b := m.params[l.w+1].Data
 	y = y[:rows*l.out]
-	m.mulWT(rows, x, l.in, l.w, 0, l.in, l.in, y, l.out)
+	m.mulWT(infer, rows, x, l.in, l.w, 0, l.in, l.in, y, l.out)
 	if relu {
 		kernel.AddBiasReLU(y, b, rows, l.out)
 	} else {
@@ -22,7 +23,7 @@ func (m *Model[T]) linearBackward(l layer, x, dy, dx, sum []T, rows int) {
 	add(gb, sum[:l.out])
 	kernel.Gemm(true, false, l.out, l.in, rows, 1, dy, l.out, x, l.in, 1, gw, l.in)
 	if dx != nil {
-		m.mulW(rows, dy, l.out, l.w, 0, l.out, l.in, dx, l.in)
+		kernel.Gemm(false, false, rows, l.in, l.out, 1, dy, l.out, m.params[l.w].Data, l.in, 0, dx, l.in)
 	}
 }
 
@@ -46,9 +47,9 @@ func (a *mlp[T]) input() []T  { return a.acts[0] }
 func (a *mlp[T]) output() []T { return a.acts[len(a.acts)-1] }
 
 // forward runs the stack on acts[0].
-func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int) {
+func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int, infer bool) {
 	for i, l := range layers {
-		m.linearForward(l, a.acts[i], a.acts[i+1], rows, i < len(layers)-1)
+		m.linearForward(l, a.acts[i], a.acts[i+1], rows, i < len(layers)-1, infer)
 	}
 }
 
@@ -85,29 +86,26 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-// packKey names a packed weight block: op(W[:, off:off+k]) of parameter
-// param, op a transpose when trans.
-type packKey struct {
-	param, off int
-	trans      bool
-}
+// packKey names a packed weight block: W[:, off:off+k]ᵀ of parameter
+// param.
+type packKey struct{ param, off int }
 
-// packMinRows is the fewest rows that take the packed weights: one row is
-// a matrix–vector product, memory-bound either way, and the small path's
-// dot products read the weights as they lie.
-const packMinRows = 2
-
-// On float32 the products with a weight matrix use it packed once per
-// parameter version (kernel.PackB): a training step's levels and batches
-// share one packing per direction instead of repacking it in every job of
-// every product, and answering a few queries runs the register-blocked
-// kernel without repacking at all.
+// In inference, products of a few rows (answering queries) with a weight
+// matrix use it packed once per parameter version (kernel.PackB) and run
+// the register-blocked kernel without repacking it. One row is a
+// matrix–vector product, memory-bound either way, where the small path's
+// dot products read the weights as they lie; many rows take the blocked
+// path. Training never packs: its weights change every step, and packing a
+// whole weight block for a product of a few rows (the relation halves of a
+// small batch) made an iteration at d=800 10 % slower (measured 3.66 s
+// against 3.30 s).
+const packMinRows, packMaxRows = 2, 16
 
 // mulWT sets y[rows×n] = x[rows×k]·W[:, off:off+k]ᵀ for the weight
-// parameter w (n rows of stride ldw).
-func (m *Model[T]) mulWT(rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
-	if rows >= packMinRows {
-		if p := m.packed(w, off, k, n, ldw, true); p != nil {
+// parameter w (n rows of stride ldw); infer says no backward follows.
+func (m *Model[T]) mulWT(infer bool, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
+	if infer && rows >= packMinRows && rows <= packMaxRows {
+		if p := m.packed(w, off, k, n, ldw); p != nil {
 			kernel.GemmPacked(rows, 1, any(x).([]float32), ldx, p, 0, any(y).([]float32), n)
 			return
 		}
@@ -115,36 +113,23 @@ func (m *Model[T]) mulWT(rows int, x []T, ldx, w, off, k, ldw int, y []T, n int)
 	kernel.Gemm(false, true, rows, n, k, 1, x, ldx, m.params[w].Data[off:], ldw, 0, y, n)
 }
 
-// mulW sets y[rows×n] = dy[rows×k]·W[:, off:off+n] for the weight
-// parameter w (k rows of stride ldw): the input gradient of a layer.
-func (m *Model[T]) mulW(rows int, dy []T, ldy, w, off, k, ldw int, y []T, n int) {
-	if rows >= packMinRows {
-		if p := m.packed(w, off, k, n, ldw, false); p != nil {
-			kernel.GemmPacked(rows, 1, any(dy).([]float32), ldy, p, 0, any(y).([]float32), n)
-			return
-		}
-	}
-	kernel.Gemm(false, false, rows, n, k, 1, dy, ldy, m.params[w].Data[off:], ldw, 0, y, n)
-}
-
-// packed returns op(W[:, off:…]) of parameter w packed as a k × n operand
-// (op a transpose when trans), for float32 models (nil for float64),
-// cached until ParamsChanged.
-func (m *Model[T]) packed(w, off, k, n, ldw int, trans bool) *kernel.PackedB {
+// packed returns W[:, off:off+k]ᵀ of parameter w packed, for float32
+// models (nil for float64), cached until ParamsChanged.
+func (m *Model[T]) packed(w, off, k, n, ldw int) *kernel.PackedB {
 	data, ok := any(m.params[w].Data).([]float32)
 	if !ok {
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := packKey{w, off, trans}
+	key := packKey{w, off}
 	if p := m.packs[key]; p != nil {
 		return p
 	}
 	if m.packs == nil {
 		m.packs = map[packKey]*kernel.PackedB{}
 	}
-	p := kernel.PackB(trans, k, n, data[off:], ldw)
+	p := kernel.PackB(true, k, n, data[off:], ldw)
 	m.packs[key] = p
 	return p
 }

@@ -92,9 +92,11 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 	}
 }
 
-func (pb *projBatch[T]) forward(m *Model[T]) {
-	pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false)
-	pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true)
+// forward runs the batch; infer (no backward to follow) lets the products
+// use the model's packed weights.
+func (pb *projBatch[T]) forward(m *Model[T], infer bool) {
+	pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, infer)
+	pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, infer)
 }
 
 func (pb *projBatch[T]) backward(w *Workspace[T]) {
@@ -126,7 +128,7 @@ func (s *projSide[T]) prepare(net []layer, rows, d int) {
 	}
 }
 
-func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool) {
+func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta, infer bool) {
 	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.rows, len(pb.rels)
 	s.prepare(net, rows, d)
 	x := s.act.acts[0]
@@ -139,16 +141,16 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	}
 	l := net[0]
 	bias := m.params[l.w+1].Data
-	m.mulWT(nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
+	m.mulWT(infer, nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
 	y := s.act.acts[1]
-	m.mulWT(rows, x, d, l.w, 0, d, 2*d, y, h)
+	m.mulWT(infer, rows, x, d, l.w, 0, d, 2*d, y, h)
 	for row, i := range pb.rel {
 		kernel.Axpy(1, s.pr[int(i)*h:(int(i)+1)*h], y[row*h:(row+1)*h])
 	}
 	// Layers ≥ 1: the first layer is never the last.
 	kernel.AddBiasReLU(y, bias, rows, h)
 	for i := 1; i < len(net); i++ {
-		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1)
+		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1, infer)
 	}
 	out := s.act.output()
 	for _, sg := range pb.segs {
@@ -184,13 +186,13 @@ func (s *projSide[T]) backward(w *Workspace[T], net []layer, relParam int, pb *p
 	// The first layer: bias, the x half per row, the relation half per
 	// distinct relation.
 	l := net[0]
-	gw, gb := m.grad(l.w), m.grad(l.w+1)
+	wt, gw, gb := m.params[l.w].Data, m.grad(l.w), m.grad(l.w+1)
 	sum := w.sumBuf()[:h]
 	kernel.SumRows(sum, dy, rows, h)
 	add(gb, sum)
 	kernel.Gemm(true, false, h, d, rows, 1, dy, h, s.act.acts[0], d, 1, gw, 2*d)
 	dx := w.buf(4, rows*d)
-	m.mulW(rows, dy, h, l.w, 0, h, 2*d, dx, d)
+	kernel.Gemm(false, false, rows, d, h, 1, dy, h, wt, 2*d, 0, dx, d)
 	dyr := w.buf(5, nr*h)
 	clear(dyr)
 	for row, i := range pb.rel {
@@ -198,7 +200,7 @@ func (s *projSide[T]) backward(w *Workspace[T], net []layer, relParam int, pb *p
 	}
 	kernel.Gemm(true, false, h, d, nr, 1, dyr, h, s.xr, d, 1, gw[d:], 2*d)
 	dr := w.buf(2, nr*d)
-	m.mulW(nr, dyr, h, l.w, d, h, 2*d, dr, d)
+	kernel.Gemm(false, false, nr, d, h, 1, dyr, h, wt[d:], 2*d, 0, dr, d)
 	g := m.grad(relParam)
 	for i, id := range pb.rels {
 		kernel.Axpy(1, dr[i*d:(i+1)*d], g[int(id)*d:(int(id)+1)*d])

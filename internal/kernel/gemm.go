@@ -82,31 +82,13 @@ func gemm32(kern *gemmKernel, transA, transB bool, m, n, k int, alpha float32, a
 		gemmSmall32(kern.small, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemmBlocked(gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
-		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc})
-}
-
-// gemmBlocked runs g (m, n > 0) on the blocked path, split into jobs of
-// row and column blocks over the workers.
-func gemmBlocked(g gemmCall) {
-	kern, m, n, k := g.kern, g.m, g.n, g.k
 	w := workers()
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		w = 1 // too small to pay for goroutines
 	}
-	if pm := (m + kern.mr - 1) / kern.mr; g.packed != nil && m >= n && pm >= 16*w {
-		// B needs no packing, is no wider than A is tall, and there are
-		// rows enough for 2w jobs: split the rows only, so that each block
-		// of A is packed once (each job reads all of B, in L2-sized column
-		// chunks). A wide B (the entity features) is split by columns and
-		// read once.
-		g.rows, g.cols = (m+gemmMC-1)/gemmMC, 1
-		for g.rows < 2*w && pm >= 8*(g.rows+1) {
-			g.rows++
-		}
-	} else {
-		g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, g.transB)
-	}
+	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
+		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, transB)
 	g.pm, g.pn = (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
 	jobs := g.rows * g.cols
 	if w = min(w, jobs); w <= 1 {
@@ -143,7 +125,6 @@ type gemmCall struct {
 	a, b, c            []float32
 	lda, ldb, ldc      int
 	rows, cols, pm, pn int
-	packed             *PackedB // op(B) already packed (GemmPacked), or nil
 }
 
 // scratch takes pack buffers big enough for any job of g from the pool.
@@ -171,29 +152,17 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 	} // else the first k block overwrites C
 	for pc := 0; pc < g.k; pc += gemmKC {
 		kc := min(gemmKC, g.k-pc)
-		if g.packed == nil {
-			if kern.packB != nil {
-				kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0)
-			} else {
-				packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0, nr)
-			}
+		if kern.packB != nil {
+			kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0)
+		} else {
+			packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0, nr)
 		}
 		if kern.packA != nil {
 			kern.packA(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, g.alpha)
 		} else {
 			packAGo(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, mr, g.alpha)
 		}
-		load := pc > 0 || g.beta != 0
-		if g.packed == nil {
-			gemmBlock(kern, kc, s.a, s.b, s.tile, g.c, g.ldc, i0, i1, j0, j1, load)
-			continue
-		}
-		// B already packed: L2-sized column chunks, each used by all the
-		// job's rows in turn.
-		for jc := j0; jc < j1; jc += packedChunk {
-			bp := g.packed.panels[pc*g.packed.nPad()+jc*kc:]
-			gemmBlock(kern, kc, s.a, bp, s.tile, g.c, g.ldc, i0, i1, jc, min(jc+packedChunk, j1), load)
-		}
+		gemmBlock(kern, kc, s.a, s.b, s.tile, g.c, g.ldc, i0, i1, j0, j1, pc > 0 || g.beta != 0)
 	}
 }
 

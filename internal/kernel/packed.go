@@ -2,12 +2,11 @@ package kernel
 
 import "fmt"
 
-// A GEMM operand B that many calls share (a model's weights within a
-// training step, or while it answers queries; the entity features) is
-// packed once into the blocked kernels' panels. A call of many rows then
-// skips packing B in every job, and a call of a handful of rows runs the
-// register-blocked micro-kernel without repacking B (the small path
-// streams B as dot products, which costs more from about 4 rows on).
+// A GEMM operand B that many calls of a few rows share (a model's weights
+// or the entity features while it answers queries) is packed once into the
+// blocked kernels' panels, so that a call of a handful of rows runs the
+// register-blocked micro-kernel without repacking B: the small path
+// streams B as dot products, which costs more from about 4 rows on.
 
 // PackedB is op(B), k × n, packed for the blocked float32 kernels of the
 // level current when it was packed. Immutable; safe for concurrent use.
@@ -64,7 +63,8 @@ func (p *PackedB) nPad() int { return (p.n + p.nr - 1) / p.nr * p.nr }
 
 // GemmPacked computes C = alpha·A·op(B) + beta·C with A m × k (row stride
 // lda) and op(B) packed. The bits are those of Gemm(false, p's transB, …)
-// on its blocked path (more than 16 rows), whatever m is.
+// on its blocked path (more than 16 rows), whatever m is; more than 16
+// rows take that path with B as given.
 func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
 	defer clearUpper()
 	checkGemm(false, false, m, p.n, p.k, len(a), lda, p.nPad()*p.k, p.nPad(), len(c), ldc)
@@ -76,9 +76,11 @@ func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta flo
 	if m == 0 || p.n == 0 {
 		return
 	}
-	if m > gemmSmallM { // many rows: the blocked path's jobs, B as packed
-		gemmBlocked(gemmCall{kern: kern, transB: p.transB, m: m, n: p.n, k: p.k, alpha: alpha, a: a, lda: lda,
-			b: p.b, ldb: p.ldb, beta: beta, c: c, ldc: ldc, packed: p})
+	if m > gemmSmallM {
+		// Many rows: the blocked path, which packs B in blocks sized for
+		// its jobs (measured: reading the packed panels instead made
+		// training products slower).
+		gemm32(kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
 		return
 	}
 	g := packedCall{kern: kern, p: p, m: m, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
