@@ -214,7 +214,7 @@ func TestPackedWeightsFollowParams(t *testing.T) {
 		}
 		return out
 	}
-	scores(m) // packs the weights and features
+	scores(m)                      // packs the weights and features
 	for _, p := range m.Params() { // an "optimiser step"
 		for i := range p.Data {
 			p.Data[i] *= 1.01
