@@ -18,6 +18,7 @@ import (
 	"github.com/gammae/gammae/answer"
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
+	"github.com/gammae/gammae/evaluate"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/kg"
 	"github.com/gammae/gammae/qlang"
@@ -370,8 +371,8 @@ func formatCount(x float64) string {
 // modelFlags locate a model and the graph it answers over; query and serve
 // share them.
 type modelFlags struct {
-	model, data, names string
-	last               bool
+	model, data, names, union string
+	last                      bool
 }
 
 func (f *modelFlags) define(fs *flag.FlagSet) {
@@ -379,6 +380,7 @@ func (f *modelFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", "", "dataset: a .gqd file or graph directory at `PATH`; default: the one the run was trained on")
 	fs.StringVar(&f.names, "names", "", "`DIR` with entity2text.txt and/or relation2text.txt: display names for ids (e.g. ../shared/data/FB15k-237-names)")
 	fs.BoolVar(&f.last, "last", false, "use the run's latest model rather than its best")
+	fs.StringVar(&f.union, "union", "dnf", "how to answer unions: dnf (best branch, as the benchmark evaluates them), moment (the trained union operator), dm (De Morgan) or mixture")
 }
 
 // loadedModel is what load reads.
@@ -429,6 +431,9 @@ func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
 		return nil, err
 	}
 	lm.kg = d.KG
+	if lm.model, err = evaluate.Variant(lm.model, gamma.Union(f.union), false); err != nil {
+		return nil, fmt.Errorf("--union %s: %w", f.union, err)
+	}
 	c := lm.model.Config()
 	if c.Entities != lm.kg.Entities.Len() || c.Relations != lm.kg.Relations.Len() {
 		return nil, fmt.Errorf("model %s has %d entities and %d relations, dataset %s has %d and %d: not the graph it was trained on",

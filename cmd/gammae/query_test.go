@@ -255,3 +255,25 @@ func TestQueryErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryUnion: unions are answered as DNF (best branch) unless --union
+// says otherwise; an unknown form is a clear error.
+func TestQueryUnion(t *testing.T) {
+	run := tinyRun(t)
+	q := "u(p(ann, knows), p(bob, likes))"
+	code, dnf, stderr := runIn(t, "", "query", "--model", run, "-k", "100", q)
+	if code != 0 || len(answerRows(dnf)) != 10 {
+		t.Fatalf("default: exit %d\n%s%s", code, dnf, stderr)
+	}
+	code, moment, stderr := runIn(t, "", "query", "--model", run, "--union", "moment", "-k", "100", q)
+	if code != 0 || len(answerRows(moment)) != 10 {
+		t.Fatalf("--union moment: exit %d\n%s%s", code, moment, stderr)
+	}
+	if dnf == moment {
+		t.Error("--union moment answers as the default dnf does")
+	}
+	code, _, stderr = runIn(t, "", "query", "--model", run, "--union", "bogus", q)
+	if code == 0 || !strings.Contains(stderr, "--union bogus") {
+		t.Errorf("--union bogus: exit %d, stderr %q", code, stderr)
+	}
+}
