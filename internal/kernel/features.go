@@ -9,9 +9,7 @@ import (
 // instead of a dozen (clamp, ψ, lnΓ, ln, quotient, sums), and ψ and lnΓ
 // share one recurrence shift. float32 only: the float64 path of the model
 // composes Lgamma, Digamma and Log, which is the specification these are
-// tested against. ψ and lnΓ run in float64 lanes (the entity term cancels
-// for large a), ln b in float32 (kernel.Log's, 1 ulp); results are rounded
-// once.
+// tested against. Arithmetic runs in float64 lanes and is rounded once.
 
 // GammaFeatures sets, elementwise with a = clamp(xa+1, lo, hi) and
 // b = clamp(xb+1, lo, hi) (the model's regulariser, in float32):
@@ -92,10 +90,9 @@ func psiLgamma64(a float64) (psi, lg float64) {
 // featureAt computes element i of GammaFeatures and adds its entity-only
 // term to acc[i%8]: the twin's body and the vector kernels' tail.
 func featureAt(f1, f2, xa, xb []float32, lo, hi float32, i int, acc *[8]float64) {
-	b32 := clampReg(xb[i], lo, hi)
-	a, b := float64(clampReg(xa[i], lo, hi)), float64(b32)
+	a, b := float64(clampReg(xa[i], lo, hi)), float64(clampReg(xb[i], lo, hi))
 	psi, lg := psiLgamma64(a)
-	f1[i] = float32(float64(log32(b32)) - psi)
+	f1[i] = float32(log64(b) - psi)
 	f2[i] = float32(a / b)
 	acc[i%8] += math.FMA(a, psi, 0-lg) - a
 }

@@ -42,13 +42,12 @@ func clampReg4(x, lo, hi archsimd.Float32x4) archsimd.Float32x4 {
 	return hi.Merge(x, x.Greater(hi))
 }
 
-// featuresHalf computes 4 elements at i, given b and ln b (in float32),
-// and returns their entity terms.
-func featuresHalf(f1, f2, xa []float32, i int, b32, lb archsimd.Float32x4, one, lo4, hi4 archsimd.Float32x4) archsimd.Float64x4 {
+// featuresHalf computes 4 elements at i and returns their entity terms.
+func featuresHalf(f1, f2, xa, xb []float32, i int, one, lo4, hi4 archsimd.Float32x4) archsimd.Float64x4 {
 	a := clampReg4(archsimd.LoadFloat32x4Slice(xa[i:]).Add(one), lo4, hi4).ConvertToFloat64()
-	b := b32.ConvertToFloat64()
+	b := clampReg4(archsimd.LoadFloat32x4Slice(xb[i:]).Add(one), lo4, hi4).ConvertToFloat64()
 	psi, lg := psiLgamma64x4(a)
-	lb.ConvertToFloat64().Sub(psi).ConvertToFloat32().StoreSlice(f1[i:])
+	log64x4(b).Sub(psi).ConvertToFloat32().StoreSlice(f1[i:])
 	a.Div(b).ConvertToFloat32().StoreSlice(f2[i:])
 	return a.MulAdd(psi, bc4(0).Sub(lg)).Sub(a)
 }
@@ -57,15 +56,11 @@ func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 	n := len(xa)
 	f1, f2, xb = f1[:n], f2[:n], xb[:n]
 	one, lo4, hi4 := archsimd.BroadcastFloat32x4(1), archsimd.BroadcastFloat32x4(lo), archsimd.BroadcastFloat32x4(hi)
-	one8, lo8, hi8 := bf8(1), bf8(lo), bf8(hi)
 	acc0, acc1 := bc4(0), bc4(0)
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		b := archsimd.LoadFloat32x8Slice(xb[i:]).Add(one8)
-		b = hi8.Merge(lo8.Merge(b, b.Less(lo8)), b.Greater(hi8))
-		lb := log32x8(b)
-		acc0 = acc0.Add(featuresHalf(f1, f2, xa, i, b.GetLo(), lb.GetLo(), one, lo4, hi4))
-		acc1 = acc1.Add(featuresHalf(f1, f2, xa, i+4, b.GetHi(), lb.GetHi(), one, lo4, hi4))
+		acc0 = acc0.Add(featuresHalf(f1, f2, xa, xb, i, one, lo4, hi4))
+		acc1 = acc1.Add(featuresHalf(f1, f2, xa, xb, i+4, one, lo4, hi4))
 	}
 	var s [8]float64
 	acc0.Store((*[4]float64)(s[:4]))

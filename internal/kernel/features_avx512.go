@@ -53,10 +53,9 @@ func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 	i := 0
 	for ; i+8 <= n; i += 8 {
 		a := clampReg8(archsimd.LoadFloat32x8Slice(xa[i:]).Add(one), lo8, hi8).ConvertToFloat64()
-		b32 := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8)
-		b := b32.ConvertToFloat64()
+		b := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8).ConvertToFloat64()
 		psi, lg := psiLgamma64x8(a)
-		log32x8(b32).ConvertToFloat64().Sub(psi).ConvertToFloat32().StoreSlice(f1[i:])
+		log64x8(b).Sub(psi).ConvertToFloat32().StoreSlice(f1[i:])
 		a.Div(b).ConvertToFloat32().StoreSlice(f2[i:])
 		acc = acc.Add(a.MulAdd(psi, zero.Sub(lg)).Sub(a))
 	}
