@@ -134,17 +134,7 @@ func TestScoreAllCache(t *testing.T) {
 // packed weights and features), and that repeated calls reuse the packs
 // until ParamsChanged.
 func TestInferenceFloat32(t *testing.T) {
-	cfg := tinyConfig(UnionMoment)
-	cfg.Entities, cfg.Dim, cfg.Hidden = 300, 40, 70
-	rng := rand.New(rand.NewPCG(9, 9))
-	m64, err := New[float64](cfg, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m32, err := Load[float32](cfg, m64.Params())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, m64, m32, rng := twinModels(t, 300, 40, 70, 9)
 	b := randomBatch(t, m64, []string{"((e,(r,)),(e,(r,n)))", "(e,(r,r,r))"}, 7, 3, rng)
 	ws64, ws32 := m64.NewWorkspace(), m32.NewWorkspace()
 	for _, g := range b.Groups {
@@ -189,19 +179,9 @@ func TestInferenceFloat32(t *testing.T) {
 // ParamsChanged, the scores of several rows (packed weights and features)
 // are those of a model built from the new parameters.
 func TestPackedWeightsFollowParams(t *testing.T) {
-	cfg := tinyConfig(UnionMoment)
-	cfg.Entities, cfg.Dim, cfg.Hidden = 60, 24, 40
-	rng := rand.New(rand.NewPCG(4, 4))
-	m64, err := New[float64](cfg, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, m64, m, rng := twinModels(t, 60, 24, 40, 4)
 	b := randomBatch(t, m64, []string{"(e,(r,r))"}, 6, 4, rng)
 	g := b.Groups[0]
-	m, err := Load[float32](cfg, m64.Params())
-	if err != nil {
-		t.Fatal(err)
-	}
 	scores := func(m *Model[float32]) []float32 {
 		ws := m.NewWorkspace()
 		e, err := ws.Embed(g.Program, g.IDs)
@@ -231,4 +211,22 @@ func TestPackedWeightsFollowParams(t *testing.T) {
 			t.Fatalf("score %d after the update: %g, fresh model %g", i, got[i], want)
 		}
 	}
+}
+
+// twinModels returns a random float64 model of the given sizes and its
+// float32 copy, with the random source that made it.
+func twinModels(t *testing.T, entities, dim, hidden int, seed uint64) (Config, *Model[float64], *Model[float32], *rand.Rand) {
+	t.Helper()
+	cfg := tinyConfig(UnionMoment)
+	cfg.Entities, cfg.Dim, cfg.Hidden = entities, dim, hidden
+	rng := rand.New(rand.NewPCG(seed, seed))
+	m64, err := New[float64](cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m32, err := Load[float32](cfg, m64.Params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, m64, m32, rng
 }
