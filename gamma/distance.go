@@ -25,7 +25,7 @@ import (
 type entityFeatures[T kernel.Float] struct {
 	version uint64
 	f, e    []T
-	packed  *kernel.PackedB // fᵀ packed for GemmPacked (float32 only)
+	packed  *kernel.PackedB // fᵀ packed for GemmPacked, on first use (float32 only)
 }
 
 // featureChunk is the number of entity rows after which features calls
@@ -165,9 +165,6 @@ func (m *Model[T]) allFeatures() *entityFeatures[T] {
 	f := &entityFeatures[T]{version: m.version, f: make([]T, n*2*d), e: make([]T, n)}
 	var tmp [maxParts][]T
 	m.features(ids, f.f, f.e, parts(&tmp, featureScratch(d)), nil)
-	if f32, ok := any(f.f).([]float32); ok {
-		f.packed = kernel.PackB(true, 2*d, n, f32, 2*d)
-	}
 	m.feats = f
 	return f
 }
@@ -197,8 +194,11 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 			qs[c*rows+b] = queryTerm(al[b*d:(b+1)*d], be[b*d:(b+1)*d], w.buf(3, 2*d))
 		}
 		out := dist[c*rows*n : (c+1)*rows*n]
-		if feats.packed != nil { // memory-bound at one row too: packed streams faster
-			kernel.GemmPacked(rows, 1, any(q).([]float32), 2*d, feats.packed, 0, any(out).([]float32), n)
+		// A few rows (answering queries) read the features packed: faster
+		// at one row too, the product being memory-bound. Many rows
+		// (evaluation) take the blocked path, which packs its own blocks.
+		if p := m.packedFeatures(feats, rows); p != nil {
+			kernel.GemmPacked(rows, 1, any(q).([]float32), 2*d, p, 0, any(out).([]float32), n)
 		} else {
 			kernel.Gemm(false, true, rows, n, 2*d, 1, q, 2*d, feats.f, 2*d, 0, out, n)
 		}
@@ -250,4 +250,20 @@ func Entropy[T kernel.Float](alpha, beta []T) float64 {
 		s += float64(a) - math.Log(float64(beta[j])) + float64(lg[j]) + (1-float64(a))*float64(psi[j])
 	}
 	return s
+}
+
+// packedFeatures returns fᵀ of feats packed for products of rows ≤
+// packMaxRows rows, packing it on first use; nil for more rows or float64.
+func (m *Model[T]) packedFeatures(feats *entityFeatures[T], rows int) *kernel.PackedB {
+	f32, ok := any(feats.f).([]float32)
+	if !ok || rows > packMaxRows {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if feats.packed == nil {
+		d2 := 2 * m.cfg.Dim
+		feats.packed = kernel.PackB(true, d2, len(f32)/d2, f32, d2)
+	}
+	return feats.packed
 }

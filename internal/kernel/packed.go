@@ -14,7 +14,7 @@ type PackedB struct {
 	k, n, nr int
 	lvl      level
 	panels   []float32 // per k block of gemmKC: ⌈n/nr⌉ panels of kc × nr
-	// The operand as given, for another level (tests switch levels).
+	// The operand as given: for more than 16 rows, and for another level.
 	b      []float32
 	ldb    int
 	transB bool
