@@ -161,3 +161,48 @@ func TestBatcherLinger(t *testing.T) {
 		t.Errorf("three lone queries took %v", el)
 	}
 }
+
+// TestBatcherLateClients checks that items queued while a batch runs count
+// with the returning clients: after a batch of two during which a third
+// item arrived, the loop waits for three, not two, so the late client and
+// both returning ones run together.
+func TestBatcherLateClients(t *testing.T) {
+	rec := &recorder{started: make(chan struct{}, 10), hold: make(chan struct{}, 10)}
+	b := &batcher{run: rec.run, max: 10, linger: 2 * time.Second} // long enough to gather, short enough to fail
+	bg := context.Background()
+	var wg sync.WaitGroup
+	submit := func(ids ...int) {
+		wg.Go(func() {
+			if err := b.submit(bg, items(bg, ids...)...); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	submit(0, 1)
+	<-rec.started
+	submit(2) // late: arrives while [0 1] runs
+	for {
+		b.mu.Lock()
+		w := b.waiting
+		b.mu.Unlock()
+		if w == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	rec.hold <- struct{}{} // [0 1] ends; the loop gathers
+	time.Sleep(5 * time.Millisecond)
+	submit(3) // the first returning client: two items wait, three are due
+	time.Sleep(5 * time.Millisecond)
+	submit(4)
+	<-rec.started
+	for range 3 { // release whatever batches follow
+		rec.hold <- struct{}{}
+	}
+	wg.Wait()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.batches) != 2 || len(rec.batches[1]) != 3 {
+		t.Fatalf("batches %v, want [0 1] then the late item with both returning ones", rec.batches)
+	}
+}

@@ -114,6 +114,11 @@ func (e *Engine) Answer(ctx context.Context, text string, k int) (*serve.Result,
 // are answered in shared batches.
 func (e *Engine) AnswerQuery(ctx context.Context, q query.Node, k int) (*Result, error) {
 	it := &item{ctx: ctx, q: q, k: k, start: time.Now()}
+	// The exact execution and the formatting need no model: do them here,
+	// in the caller's goroutine, often while the cores would wait for a
+	// batch to gather, rather than inside the batch that every queued
+	// query waits for.
+	e.prepare(it)
 	if err := e.batch.submit(ctx, it); err != nil {
 		return nil, err
 	}
@@ -133,7 +138,9 @@ func (e *Engine) AnswerBatch(ctx context.Context, texts []string, k int) ([]*ser
 			errs[i] = err
 			continue
 		}
-		items = append(items, &item{ctx: ctx, q: q, k: k, start: time.Now(), index: i})
+		it := &item{ctx: ctx, q: q, k: k, start: time.Now(), index: i}
+		e.prepare(it) // as in AnswerQuery
+		items = append(items, it)
 	}
 	if err := e.batch.submit(ctx, items...); err != nil {
 		for _, it := range items {

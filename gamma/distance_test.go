@@ -168,9 +168,12 @@ func TestInferenceFloat32(t *testing.T) {
 	if len(m32.packs) == 0 {
 		t.Error("no packed weights after inference of several rows")
 	}
+	if m32.halves == nil {
+		t.Error("no relation halves after inference")
+	}
 	m32.ParamsChanged()
-	if m32.packs != nil || m32.feats != nil {
-		t.Error("ParamsChanged kept packed weights or features")
+	if m32.packs != nil || m32.feats != nil || m32.halves != nil {
+		t.Error("ParamsChanged kept packed weights, features or relation halves")
 	}
 }
 

@@ -68,8 +68,9 @@ func (n *intersectNode[T]) forward(e *exec[T]) {
 	n.b.prepare(m.interB, k*rows)
 	n.b.acts[0] = n.a.acts[0]
 	stackInputs(e, n.in, n.a.input())
-	m.mlpForward(m.interA, &n.a, k*rows, !e.train)
-	m.mlpForward(m.interB, &n.b, k*rows, !e.train)
+	sideBySide(inferProd(e.train), k*rows,
+		func(pm prod) { m.mlpForward(m.interA, &n.a, k*rows, pm) },
+		func(pm prod) { m.mlpForward(m.interB, &n.b, k*rows, pm) })
 	n.wa = append(n.wa[:0], n.a.output()...)
 	n.wb = append(n.wb[:0], n.b.output()...)
 	softmaxInputs(n.wa, k, rows*d)

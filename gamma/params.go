@@ -48,6 +48,7 @@ type Model[T kernel.Float] struct {
 	version uint64
 	feats   *entityFeatures[T]          // for ScoreAll, valid while feats.version == version
 	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
+	halves  *halves[T]                  // inference relation halves, valid while halves.version == version
 }
 
 // Config returns the model's configuration.
@@ -100,6 +101,7 @@ func (m *Model[T]) ParamsChanged() {
 	m.version++
 	m.feats = nil
 	m.packs = nil
+	m.halves = nil
 	m.mu.Unlock()
 }
 

@@ -33,9 +33,12 @@ func regPass[T kernel.Float](x T) bool {
 // is one large matrix product rather than one per instruction and group.
 //
 // The first layer's product splits: [x; R[r]]·Wᵀ = x·W₁ᵀ + R[r]·W₂ᵀ with
-// W = [W₁ W₂]. The relation half is computed once per distinct relation of
-// the batch (and its gradients summed per relation first), which is exact
-// up to rounding and saves that half for every repeated relation.
+// W = [W₁ W₂]. In training the relation half is computed once per distinct
+// relation of the batch (and its gradients summed per relation first),
+// which is exact up to rounding and saves that half for every repeated
+// relation. Inference reads it from a table of every relation's half,
+// computed once per parameter version (relationHalves): answering a query
+// then never streams W₂ for the product of one relation row.
 
 // projBatch is the stacked projection instructions of one level.
 type projBatch[T kernel.Float] struct {
@@ -92,11 +95,11 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 	}
 }
 
-// forward runs the batch; infer (no backward to follow) lets the products
-// use the model's packed weights.
-func (pb *projBatch[T]) forward(m *Model[T], infer bool) {
-	pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, infer)
-	pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, infer)
+// forward runs the batch with products as pm says.
+func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
+	sideBySide(pm, pb.rows,
+		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm) },
+		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm) })
 }
 
 func (pb *projBatch[T]) backward(w *Workspace[T]) {
@@ -128,29 +131,41 @@ func (s *projSide[T]) prepare(net []layer, rows, d int) {
 	}
 }
 
-func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta, infer bool) {
+func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool, pm prod) {
 	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.rows, len(pb.rels)
 	s.prepare(net, rows, d)
 	x := s.act.acts[0]
 	for _, sg := range pb.segs {
 		copy(x[sg.row0*d:], side(&sg.r.vals[sg.in.in[0]], beta, false)[:sg.r.rows*d])
 	}
-	s.xr, s.pr = grow(s.xr, nr*d), grow(s.pr, nr*h)
-	for i, id := range pb.rels {
-		copy(s.xr[i*d:(i+1)*d], tab[int(id)*d:])
-	}
 	l := net[0]
 	bias := m.params[l.w+1].Data
-	m.mulWT(infer, nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
 	y := s.act.acts[1]
-	m.mulWT(infer, rows, x, d, l.w, 0, d, 2*d, y, h)
-	for row, i := range pb.rel {
-		kernel.Axpy(1, s.pr[int(i)*h:(int(i)+1)*h], y[row*h:(row+1)*h])
+	m.mulWT(pm, rows, x, d, l.w, 0, d, 2*d, y, h)
+	if pm == prodTrain {
+		s.xr, s.pr = grow(s.xr, nr*d), grow(s.pr, nr*h)
+		for i, id := range pb.rels {
+			copy(s.xr[i*d:(i+1)*d], tab[int(id)*d:])
+		}
+		m.mulWT(pm, nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
+		for row, i := range pb.rel {
+			kernel.Axpy(1, s.pr[int(i)*h:(int(i)+1)*h], y[row*h:(row+1)*h])
+		}
+	} else {
+		// Inference reads every relation's half from the model's table.
+		halves := m.relationHalves(beta)
+		for _, sg := range pb.segs {
+			slots := sg.r.prog.slots
+			for b := 0; b < sg.r.rows; b++ {
+				id, row := int(sg.r.ids[b*slots+sg.in.slot]), sg.row0+b
+				kernel.Axpy(1, halves[id*h:(id+1)*h], y[row*h:(row+1)*h])
+			}
+		}
 	}
 	// Layers ≥ 1: the first layer is never the last.
 	kernel.AddBiasReLU(y, bias, rows, h)
 	for i := 1; i < len(net); i++ {
-		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1, infer)
+		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1, pm)
 	}
 	out := s.act.output()
 	for _, sg := range pb.segs {
@@ -209,4 +224,35 @@ func (s *projSide[T]) backward(w *Workspace[T], net []layer, relParam int, pb *p
 		dst := side(&sg.r.vals[sg.in.in[0]], beta, true)[:sg.r.rows*d]
 		kernel.Axpy(1, dx[sg.row0*d:(sg.row0+sg.r.rows)*d], dst)
 	}
+}
+
+// relationHalves returns R·W₂ᵀ for every relation (Relations × h) of the α
+// or the β net's first layer, computing both once per parameter version.
+func (m *Model[T]) relationHalves(beta bool) []T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.halves == nil || m.halves.version != m.version {
+		nr, d := m.cfg.Relations, m.cfg.Dim
+		hv := &halves[T]{version: m.version}
+		for i, side := range []struct {
+			net []layer
+			tab int
+		}{{m.projA, m.relAlpha}, {m.projB, m.relBeta}} {
+			l := side.net[0]
+			hv.side[i] = make([]T, nr*l.out)
+			kernel.Gemm(false, true, nr, l.out, d, 1, m.params[side.tab].Data, d, m.params[l.w].Data[d:], 2*d, 0, hv.side[i], l.out)
+		}
+		m.halves = hv
+	}
+	if beta {
+		return m.halves.side[1]
+	}
+	return m.halves.side[0]
+}
+
+// halves holds the relation halves of the projection nets' first layers
+// (α net, β net) for one parameter version.
+type halves[T kernel.Float] struct {
+	version uint64
+	side    [2][]T
 }

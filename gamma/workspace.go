@@ -169,7 +169,7 @@ func (w *Workspace[T]) forward(runs []*run[T], train bool, rng *rand.Rand) {
 		pb := w.proj[l]
 		pb.collect(runs, l, w.relMark)
 		if pb.rows > 0 {
-			pb.forward(w.m, !train)
+			pb.forward(w.m, inferProd(train))
 		}
 		for _, r := range runs {
 			for i := range r.prog.instrs {

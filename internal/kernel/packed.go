@@ -66,6 +66,19 @@ func (p *PackedB) nPad() int { return (p.n + p.nr - 1) / p.nr * p.nr }
 // on its blocked path (more than 16 rows), whatever m is; more than 16
 // rows take that path with B as given.
 func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
+	gemmPacked(workers(), m, alpha, a, lda, p, beta, c, ldc)
+}
+
+// GemmPackedSerial is GemmPacked on the calling goroutine alone (up to 16
+// rows; more take the parallel blocked path), with the same bits: for
+// callers that keep the cores busy with independent products themselves,
+// where splitting each small product would cost more in hand-offs than it
+// gains.
+func GemmPackedSerial(m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
+	gemmPacked(1, m, alpha, a, lda, p, beta, c, ldc)
+}
+
+func gemmPacked(w, m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
 	defer clearUpper()
 	checkGemm(false, false, m, p.n, p.k, len(a), lda, p.nPad()*p.k, p.nPad(), len(c), ldc)
 	kern := &cur.gemm
@@ -85,7 +98,6 @@ func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta flo
 	}
 	g := packedCall{kern: kern, p: p, m: m, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
 	g.pn = (p.n + p.nr - 1) / p.nr
-	w := workers()
 	if float64(m)*float64(p.n)*float64(p.k) < 1<<18 {
 		w = 1
 	}

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestGemmPacked checks GemmPacked against Gemm's blocked path bit for
-// bit, on every level and for every case without transposed A, and the
-// result against the float64 reference.
+// TestGemmPacked checks GemmPacked and GemmPackedSerial against Gemm's
+// blocked path bit for bit, on every level and for every case without
+// transposed A, and the result against the float64 reference.
 func TestGemmPacked(t *testing.T) {
 	defer func(v int) { gemmSmallM = v }(gemmSmallM)
 	eachLevel(t, func(t *testing.T) {
@@ -26,10 +26,15 @@ func TestGemmPacked(t *testing.T) {
 				gemmSmallM = 16
 				c0 := slices.Clone(c)
 				p := PackB(tc.tb, tc.k, tc.n, b, ldb)
+				serial := slices.Clone(c)
 				GemmPacked(tc.m, tc.alpha, a, lda, p, tc.beta, c, ldc)
+				GemmPackedSerial(tc.m, tc.alpha, a, lda, p, tc.beta, serial, ldc)
 				for j := range c {
 					if c[j] != want[j] && !(c[j] != c[j] && want[j] != want[j]) {
 						t.Fatalf("element %d: %g, blocked path %g", j, c[j], want[j])
+					}
+					if serial[j] != want[j] && !(serial[j] != serial[j] && want[j] != want[j]) {
+						t.Fatalf("serial: element %d: %g, blocked path %g", j, serial[j], want[j])
 					}
 				}
 				if err := checkGemmCase(tc, a, lda, b, ldb, c0, c, ldc); err != nil {
