@@ -97,10 +97,10 @@ func (n *intersectNode[T]) backward(e *exec[T]) {
 	m, rows, d, k := e.m, e.r.rows, e.m.cfg.Dim, len(n.in)
 	size := rows * d
 	out := &e.r.vals[n.out]
-	dl := e.w.buf(0, k*size)
-	dx := e.w.buf(1, k*rows*2*d)
-	s1, s2 := e.w.buf(2, k*rows*2*d), e.w.buf(3, k*rows*2*d)
-	side := func(net []layer, act *mlp[T], w, grad []T, isAlpha bool) {
+	// The nets run side by side, each in its own scratch; their input
+	// gradients (both halves of every input) are added after both.
+	side := func(sc *scratch[T], net []layer, act *mlp[T], w, grad []T, isAlpha bool, pm prod) {
+		dl := sc.buf(0, k*size)
 		for i, v := range n.in {
 			val := &e.r.vals[v]
 			x, dxi := val.b, val.db
@@ -114,11 +114,14 @@ func (n *intersectNode[T]) backward(e *exec[T]) {
 			}
 		}
 		softmaxInputsBackward(w, dl, k, size)
-		m.mlpBackward(net, act, k*rows, dl, dx, s1, s2, e.w.sumBuf())
-		addStacked(e, n.in, dx)
+		m.mlpBackward(net, act, k*rows, pm, dl, sc.buf(1, k*rows*2*d), sc.buf(2, k*rows*2*d), sc.buf(3, k*rows*2*d), sc.sumOf(m))
 	}
-	side(m.interA, &n.a, n.wa, out.da, true)
-	side(m.interB, &n.b, n.wb, out.db, false)
+	sa, sb := &e.w.sides[0], &e.w.sides[1]
+	sideBySide(0, k*rows,
+		func(pm prod) { side(sa, m.interA, &n.a, n.wa, out.da, true, pm) },
+		func(pm prod) { side(sb, m.interB, &n.b, n.wb, out.db, false, pm) })
+	addStacked(e, n.in, sa.bufs[1])
+	addStacked(e, n.in, sb.bufs[1])
 }
 
 // addStacked adds the gradient of the stacked inputs [αᵢ; βᵢ] to the

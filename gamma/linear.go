@@ -22,14 +22,25 @@ func (m *Model[T]) linearForward(l layer, x, y []T, rows int, relu bool, pm prod
 
 // linearBackward accumulates the weight and bias gradients of y = x·Wᵀ + b
 // given dy, and sets dx = dy·W when dx is not nil. sum is scratch of l.out.
-func (m *Model[T]) linearBackward(l layer, x, dy, dx, sum []T, rows int) {
+// pm says whether the products are serial (prodSerial).
+func (m *Model[T]) linearBackward(l layer, x, dy, dx, sum []T, rows int, pm prod) {
 	gw, gb := m.grad(l.w), m.grad(l.w+1)
 	kernel.SumRows(sum[:l.out], dy[:rows*l.out], rows, l.out)
 	add(gb, sum[:l.out])
-	kernel.Gemm(true, false, l.out, l.in, rows, 1, dy, l.out, x, l.in, 1, gw, l.in)
+	gemmBy(pm, true, false, l.out, l.in, rows, 1, dy, l.out, x, l.in, 1, gw, l.in)
 	if dx != nil {
-		kernel.Gemm(false, false, rows, l.in, l.out, 1, dy, l.out, m.params[l.w].Data, l.in, 0, dx, l.in)
+		gemmBy(pm, false, false, rows, l.in, l.out, 1, dy, l.out, m.params[l.w].Data, l.in, 0, dx, l.in)
 	}
+}
+
+// gemmBy is kernel.Gemm, on the calling goroutine alone if pm says
+// prodSerial.
+func gemmBy[T kernel.Float](pm prod, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if pm&prodSerial != 0 {
+		kernel.GemmSerial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	kernel.Gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // mlp holds the activations of a stack of linear layers with ReLU between
@@ -62,7 +73,7 @@ func (m *Model[T]) mlpForward(layers []layer, a *mlp[T], rows int, pm prod) {
 // scratch) and accumulates parameter gradients; it sets dIn, the gradient of
 // the input, unless dIn is nil. s1 and s2 are scratch buffers of at least
 // rows × the widest hidden layer; sum holds the widest layer's output.
-func (m *Model[T]) mlpBackward(layers []layer, a *mlp[T], rows int, dOut, dIn, s1, s2, sum []T) {
+func (m *Model[T]) mlpBackward(layers []layer, a *mlp[T], rows int, pm prod, dOut, dIn, s1, s2, sum []T) {
 	cur := dOut
 	for i := len(layers) - 1; i >= 0; i-- {
 		l := layers[i]
@@ -77,7 +88,7 @@ func (m *Model[T]) mlpBackward(layers []layer, a *mlp[T], rows int, dOut, dIn, s
 		} else {
 			dx = dIn
 		}
-		m.linearBackward(l, a.acts[i], cur[:rows*l.out], dx, sum, rows)
+		m.linearBackward(l, a.acts[i], cur[:rows*l.out], dx, sum, rows, pm)
 		cur = dx
 	}
 }
@@ -106,55 +117,54 @@ type packKey struct{ param, off int }
 // against 3.30 s).
 const packMinRows, packMaxRows = 2, 16
 
-// prod says how a forward pass runs its weight products.
+// prod says how a forward pass runs its weight products: a set of flags,
+// none for training (a backward pass follows and the weights change every
+// step, so products read them as they lie, on all cores).
 type prod uint8
 
 const (
-	// prodTrain: a backward pass follows and the weights change every
-	// step, so products read them as they lie, on all cores.
-	prodTrain prod = iota
-	// prodInfer: inference; a few rows use the packed weights, on all
-	// cores.
-	prodInfer
-	// prodSerial: inference inside one of several concurrent nets (see
-	// sideBySide); a few rows use the packed weights on the calling
-	// goroutine alone.
+	// prodPacked: inference; products of a few rows use the packed
+	// weights.
+	prodPacked prod = 1 << iota
+	// prodSerial: inside one of two concurrent nets (see sideBySide), the
+	// products run on the calling goroutine alone.
 	prodSerial
 )
 
 // inferProd is the mode of a forward pass: training or inference.
 func inferProd(train bool) prod {
 	if train {
-		return prodTrain
+		return 0
 	}
-	return prodInfer
+	return prodPacked
 }
 
 // sideBySide runs the α and β nets of an operator, fa and fb, each given
-// the product mode to use. In inference on a few rows the two nets run
-// concurrently, each with serial products: the pair keeps two cores busy
-// without handing every small product's halves between them, which cost
-// more than the products (measured: embedding a batch of eight 3-hop
-// queries at d=400 took 1.7 ms with each product split over the cores).
+// the product mode to use. With two cores or more the two nets run
+// concurrently, each with serial products: the pair keeps two cores busy,
+// their elementwise work included, without handing every product's
+// halves between the cores (measured: embedding a batch of eight 3-hop
+// queries at d=400 took 1.7 ms with each product split over the cores,
+// 1.0 ms side by side).
 func sideBySide(pm prod, rows int, fa, fb func(prod)) {
-	if pm != prodInfer || rows > packMaxRows || runtime.GOMAXPROCS(0) < 2 {
+	if runtime.GOMAXPROCS(0) < 2 {
 		fa(pm)
 		fb(pm)
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { fb(prodSerial) })
-	fa(prodSerial)
+	wg.Go(func() { fb(pm | prodSerial) })
+	fa(pm | prodSerial)
 	wg.Wait()
 }
 
 // mulWT sets y[rows×n] = x[rows×k]·W[:, off:off+k]ᵀ for the weight
 // parameter w (n rows of stride ldw), with products as pm says.
 func (m *Model[T]) mulWT(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
-	if pm != prodTrain && rows >= packMinRows && rows <= packMaxRows {
+	if pm&prodPacked != 0 && rows >= packMinRows && rows <= packMaxRows {
 		if p := m.packed(w, off, k, n, ldw); p != nil {
 			x32, y32 := any(x).([]float32), any(y).([]float32)
-			if pm == prodSerial {
+			if pm&prodSerial != 0 {
 				kernel.GemmPackedSerial(rows, 1, x32, ldx, p, 0, y32, n)
 			} else {
 				kernel.GemmPacked(rows, 1, x32, ldx, p, 0, y32, n)
@@ -162,7 +172,7 @@ func (m *Model[T]) mulWT(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []
 			return
 		}
 	}
-	kernel.Gemm(false, true, rows, n, k, 1, x, ldx, m.params[w].Data[off:], ldw, 0, y, n)
+	gemmBy(pm, false, true, rows, n, k, 1, x, ldx, m.params[w].Data[off:], ldw, 0, y, n)
 }
 
 // packed returns W[:, off:off+k]ᵀ of parameter w packed, for float32

@@ -102,10 +102,14 @@ func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
 		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm) })
 }
 
+// backward runs the two nets' backward passes side by side (each with its
+// own scratch; they write disjoint gradients: the α or β half of the
+// inputs', their own weights' and relation table's).
 func (pb *projBatch[T]) backward(w *Workspace[T]) {
 	m := w.m
-	pb.a.backward(w, m.projA, m.relAlpha, pb, false)
-	pb.b.backward(w, m.projB, m.relBeta, pb, true)
+	sideBySide(0, pb.rows,
+		func(pm prod) { pb.a.backward(w, &w.sides[0], m.projA, m.relAlpha, pb, false, pm) },
+		func(pm prod) { pb.b.backward(w, &w.sides[1], m.projB, m.relBeta, pb, true, pm) })
 }
 
 // side returns the α or β half of a value (or of its gradient).
@@ -142,7 +146,7 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	bias := m.params[l.w+1].Data
 	y := s.act.acts[1]
 	m.mulWT(pm, rows, x, d, l.w, 0, d, 2*d, y, h)
-	if pm == prodTrain {
+	if pm&prodPacked == 0 {
 		s.xr, s.pr = grow(s.xr, nr*d), grow(s.pr, nr*h)
 		for i, id := range pb.rels {
 			copy(s.xr[i*d:(i+1)*d], tab[int(id)*d:])
@@ -176,11 +180,11 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	}
 }
 
-func (s *projSide[T]) backward(w *Workspace[T], net []layer, relParam int, pb *projBatch[T], beta bool) {
+func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, relParam int, pb *projBatch[T], beta bool, pm prod) {
 	m := w.m
 	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.rows, len(pb.rels)
 	width := max(m.cfg.Hidden, 2*d)
-	dz := w.buf(0, rows*d)
+	dz := sc.buf(0, rows*d)
 	out := s.act.output()
 	for _, sg := range pb.segs {
 		g := side(&sg.r.vals[sg.in.out], beta, true)[:sg.r.rows*d]
@@ -193,29 +197,29 @@ func (s *projSide[T]) backward(w *Workspace[T], net []layer, relParam int, pb *p
 			}
 		}
 	}
-	dy := w.buf(1, rows*h)
+	dy := sc.buf(1, rows*h)
 	rest := mlp[T]{acts: s.act.acts[1:]}
-	m.mlpBackward(net[1:], &rest, rows, dz, dy, w.buf(2, rows*width), w.buf(3, rows*width), w.sumBuf())
+	m.mlpBackward(net[1:], &rest, rows, pm, dz, dy, sc.buf(2, rows*width), sc.buf(3, rows*width), sc.sumOf(w.m))
 	kernel.ReLUBackward(dy, s.act.acts[1][:rows*h])
 
 	// The first layer: bias, the x half per row, the relation half per
 	// distinct relation.
 	l := net[0]
 	wt, gw, gb := m.params[l.w].Data, m.grad(l.w), m.grad(l.w+1)
-	sum := w.sumBuf()[:h]
+	sum := sc.sumOf(w.m)[:h]
 	kernel.SumRows(sum, dy, rows, h)
 	add(gb, sum)
-	kernel.Gemm(true, false, h, d, rows, 1, dy, h, s.act.acts[0], d, 1, gw, 2*d)
-	dx := w.buf(4, rows*d)
-	kernel.Gemm(false, false, rows, d, h, 1, dy, h, wt, 2*d, 0, dx, d)
-	dyr := w.buf(5, nr*h)
+	gemmBy(pm, true, false, h, d, rows, 1, dy, h, s.act.acts[0], d, 1, gw, 2*d)
+	dx := sc.buf(4, rows*d)
+	gemmBy(pm, false, false, rows, d, h, 1, dy, h, wt, 2*d, 0, dx, d)
+	dyr := sc.buf(5, nr*h)
 	clear(dyr)
 	for row, i := range pb.rel {
 		kernel.Axpy(1, dy[row*h:(row+1)*h], dyr[int(i)*h:(int(i)+1)*h])
 	}
-	kernel.Gemm(true, false, h, d, nr, 1, dyr, h, s.xr, d, 1, gw[d:], 2*d)
-	dr := w.buf(2, nr*d)
-	kernel.Gemm(false, false, nr, d, h, 1, dyr, h, wt[d:], 2*d, 0, dr, d)
+	gemmBy(pm, true, false, h, d, nr, 1, dyr, h, s.xr, d, 1, gw[d:], 2*d)
+	dr := sc.buf(2, nr*d)
+	gemmBy(pm, false, false, nr, d, h, 1, dyr, h, wt[d:], 2*d, 0, dr, d)
 	g := m.grad(relParam)
 	for i, id := range pb.rels {
 		kernel.Axpy(1, dr[i*d:(i+1)*d], g[int(id)*d:(int(id)+1)*d])

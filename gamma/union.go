@@ -144,18 +144,21 @@ func (n *unionNode[T]) backward(e *exec[T]) {
 			}
 		}
 	}
-	dx := e.w.buf(2, k*rows*2*d)
-	s1, s2 := e.w.buf(3, k*rows*2*d), e.w.buf(4, k*rows*2*d)
-	side := func(net []layer, act *mlp[T], w, dl, drop []T) {
+	// The nets run side by side, each in its own scratch; their input
+	// gradients (both halves of every input) are added after both.
+	side := func(sc *scratch[T], net []layer, act *mlp[T], w, dl, drop []T, pm prod) {
 		softmaxInputsBackward(w, dl, k, size)
 		if n.dropped {
 			for i := range dl {
 				dl[i] *= drop[i]
 			}
 		}
-		m.mlpBackward(net, act, k*rows, dl, dx, s1, s2, e.w.sumBuf())
-		addStacked(e, n.in, dx)
+		m.mlpBackward(net, act, k*rows, pm, dl, sc.buf(0, k*rows*2*d), sc.buf(1, k*rows*2*d), sc.buf(2, k*rows*2*d), sc.sumOf(m))
 	}
-	side(m.unionA, &n.a, n.wa, dla, n.dropA)
-	side(m.unionB, &n.b, n.wb, dlb, n.dropB)
+	sa, sb := &e.w.sides[0], &e.w.sides[1]
+	sideBySide(0, k*rows,
+		func(pm prod) { side(sa, m.unionA, &n.a, n.wa, dla, n.dropA, pm) },
+		func(pm prod) { side(sb, m.unionB, &n.b, n.wb, dlb, n.dropB, pm) })
+	addStacked(e, n.in, sa.bufs[0])
+	addStacked(e, n.in, sb.bufs[0])
 }

@@ -45,11 +45,11 @@ func (e *exec[T]) id(row, slot int) int { return int(e.r.ids[row*e.r.prog.slots+
 // so the hot path does not allocate once sizes have settled. A Workspace is
 // not safe for concurrent use; use one per goroutine.
 type Workspace[T kernel.Float] struct {
-	m       *Model[T]
-	runs    map[*Program][]*run[T]
-	used    map[*Program]int
-	scratch [6][]T
-	sum     []T
+	m    *Model[T]
+	runs map[*Program][]*run[T]
+	used map[*Program]int
+	scratch[T]
+	sides   [2]scratch[T] // of the α and β nets when they run side by side
 	train   trainState[T]
 	proj    []*projBatch[T] // per level
 	relMark []int32         // relation → index in a projBatch, or −1
@@ -61,17 +61,26 @@ func (m *Model[T]) NewWorkspace() *Workspace[T] {
 	return &Workspace[T]{m: m, runs: map[*Program][]*run[T]{}, used: map[*Program]int{}}
 }
 
-// buf returns scratch buffer i with at least n elements.
-func (w *Workspace[T]) buf(i, n int) []T {
-	w.scratch[i] = grow(w.scratch[i], n)
-	return w.scratch[i][:n]
+// scratch is a set of reusable buffers.
+type scratch[T kernel.Float] struct {
+	bufs [6][]T
+	sum  []T
 }
 
-// sumBuf is scratch for bias gradients: the widest layer's output.
-func (w *Workspace[T]) sumBuf() []T {
-	c := w.m.cfg
-	w.sum = grow(w.sum, max(c.Hidden, 2*c.Dim))
-	return w.sum
+// buf returns scratch buffer i with at least n elements.
+func (s *scratch[T]) buf(i, n int) []T {
+	s.bufs[i] = grow(s.bufs[i], n)
+	return s.bufs[i][:n]
+}
+
+// sumBuf is the workspace's scratch for bias gradients.
+func (w *Workspace[T]) sumBuf() []T { return w.scratch.sumOf(w.m) }
+
+// sumOf is scratch for bias gradients: m's widest layer's output.
+func (s *scratch[T]) sumOf(m *Model[T]) []T {
+	c := m.cfg
+	s.sum = grow(s.sum, max(c.Hidden, 2*c.Dim))
+	return s.sum
 }
 
 // acquire returns a run for p (the next unused one since the last reset),

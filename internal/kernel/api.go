@@ -45,10 +45,21 @@ const (
 // other rows or the thread count, but may differ in the last bits from the
 // same row in a product of more than 16 rows.
 func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemm(workers(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// GemmSerial is Gemm on the calling goroutine alone, with the same bits:
+// for callers that keep the cores busy with independent products of their
+// own.
+func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemm(1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func gemm[T Float](w int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	defer clearUpper()
 	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if a32, ok := any(a).([]float32); ok {
-		gemm32(&cur.gemm, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		gemm32(w, &cur.gemm, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	gemmRef(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)

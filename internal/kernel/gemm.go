@@ -74,15 +74,14 @@ func gemmSplit(m, n, mr, nr, w int, transB bool) (rows, cols int) {
 	return
 }
 
-func gemm32(kern *gemmKernel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func gemm32(w int, kern *gemmKernel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
 	if m <= gemmSmallM {
-		gemmSmall32(kern.small, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		gemmSmall32(w, kern.small, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	w := workers()
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		w = 1 // too small to pay for goroutines
 	}

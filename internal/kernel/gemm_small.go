@@ -64,7 +64,7 @@ type smallCall struct {
 	kc          int // k block of nt
 }
 
-func gemmSmall32(ks *smallKernels, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func gemmSmall32(w int, ks *smallKernels, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if alpha == 0 || k == 0 {
 		scaleBlock(c, ldc, m, 0, n, beta)
 		return
@@ -81,7 +81,6 @@ func gemmSmall32(ks *smallKernels, transA, transB bool, m, n, k int, alpha float
 	g.units = (n + g.unit - 1) / g.unit
 	// A block of the m rows of A and the 4 of B fills about 24 KB of L1.
 	g.kc = max(256, 6144/(m+4)&^15)
-	w := workers()
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		w = 1
 	}

@@ -83,7 +83,7 @@ func gemmPacked(w, m int, alpha float32, a []float32, lda int, p *PackedB, beta 
 	checkGemm(false, false, m, p.n, p.k, len(a), lda, p.nPad()*p.k, p.nPad(), len(c), ldc)
 	kern := &cur.gemm
 	if p.lvl != cur.level || kern.nr != p.nr {
-		gemm32(kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
+		gemm32(w, kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
 		return
 	}
 	if m == 0 || p.n == 0 {
@@ -93,7 +93,7 @@ func gemmPacked(w, m int, alpha float32, a []float32, lda int, p *PackedB, beta 
 		// Many rows: the blocked path, which packs B in blocks sized for
 		// its jobs (measured: reading the packed panels instead made
 		// training products slower).
-		gemm32(kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
+		gemm32(w, kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
 		return
 	}
 	g := packedCall{kern: kern, p: p, m: m, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
