@@ -68,7 +68,7 @@ func (n *intersectNode[T]) forward(e *exec[T]) {
 	n.b.prepare(m.interB, k*rows)
 	n.b.acts[0] = n.a.acts[0]
 	stackInputs(e, n.in, n.a.input())
-	sideBySide(inferProd(e.train), k*rows,
+	m.sideBySide(inferProd(e.train), k*rows,
 		func(pm prod) { m.mlpForward(m.interA, &n.a, k*rows, pm) },
 		func(pm prod) { m.mlpForward(m.interB, &n.b, k*rows, pm) })
 	n.wa = append(n.wa[:0], n.a.output()...)
@@ -117,7 +117,7 @@ func (n *intersectNode[T]) backward(e *exec[T]) {
 		m.mlpBackward(net, act, k*rows, pm, dl, sc.buf(1, k*rows*2*d), sc.buf(2, k*rows*2*d), sc.buf(3, k*rows*2*d), sc.sumOf(m))
 	}
 	sa, sb := &e.w.sides[0], &e.w.sides[1]
-	sideBySide(0, k*rows,
+	m.sideBySide(0, k*rows,
 		func(pm prod) { side(sa, m.interA, &n.a, n.wa, out.da, true, pm) },
 		func(pm prod) { side(sb, m.interB, &n.b, n.wb, out.db, false, pm) })
 	addStacked(e, n.in, sa.bufs[1])

@@ -97,7 +97,7 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 
 // forward runs the batch with products as pm says.
 func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
-	sideBySide(pm, pb.rows,
+	m.sideBySide(pm, pb.rows,
 		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm) },
 		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm) })
 }
@@ -107,7 +107,7 @@ func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
 // inputs', their own weights' and relation table's).
 func (pb *projBatch[T]) backward(w *Workspace[T]) {
 	m := w.m
-	sideBySide(0, pb.rows,
+	m.sideBySide(0, pb.rows,
 		func(pm prod) { pb.a.backward(w, &w.sides[0], m.projA, m.relAlpha, pb, false, pm) },
 		func(pm prod) { pb.b.backward(w, &w.sides[1], m.projB, m.relBeta, pb, true, pm) })
 }

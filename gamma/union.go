@@ -34,7 +34,7 @@ func (n *unionNode[T]) forward(e *exec[T]) {
 	n.b.prepare(m.unionB, k*rows)
 	n.b.acts[0] = n.a.acts[0]
 	stackInputs(e, n.in, n.a.input())
-	sideBySide(inferProd(e.train), k*rows,
+	m.sideBySide(inferProd(e.train), k*rows,
 		func(pm prod) { m.mlpForward(m.unionA, &n.a, k*rows, pm) },
 		func(pm prod) { m.mlpForward(m.unionB, &n.b, k*rows, pm) })
 	n.wa = append(n.wa[:0], n.a.output()...)
@@ -156,7 +156,7 @@ func (n *unionNode[T]) backward(e *exec[T]) {
 		m.mlpBackward(net, act, k*rows, pm, dl, sc.buf(0, k*rows*2*d), sc.buf(1, k*rows*2*d), sc.buf(2, k*rows*2*d), sc.sumOf(m))
 	}
 	sa, sb := &e.w.sides[0], &e.w.sides[1]
-	sideBySide(0, k*rows,
+	m.sideBySide(0, k*rows,
 		func(pm prod) { side(sa, m.unionA, &n.a, n.wa, dla, n.dropA, pm) },
 		func(pm prod) { side(sb, m.unionB, &n.b, n.wb, dlb, n.dropB, pm) })
 	addStacked(e, n.in, sa.bufs[0])
