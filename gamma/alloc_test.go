@@ -40,12 +40,13 @@ func TestStepAllocations(t *testing.T) {
 }
 
 // TestParallelDeterministic checks that splitting the package's loops over
-// several cores changes no bit of the loss or the gradients.
+// several cores, and running the α and β nets side by side, changes no bit
+// of the loss or the gradients.
 func TestParallelDeterministic(t *testing.T) {
 	cfg := tinyConfig(UnionMixture)
 	cfg.Entities, cfg.Dim = 700, 8
 	m := mustNew64(t, cfg)
-	b := randomBatch(t, m, []string{"(e,(r,r))", "((e,(r,)),(e,(r,)),(u,))"}, 48, 16, rand.New(rand.NewPCG(4, 4)))
+	b := randomBatch(t, m, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))", "((e,(r,)),(e,(r,)),(u,))"}, 48, 16, rand.New(rand.NewPCG(4, 4)))
 	run := func(procs int) (Loss, [][]float64) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		ws := m.NewWorkspace()

@@ -117,9 +117,9 @@ type packKey struct{ param, off int }
 // against 3.30 s).
 const packMinRows, packMaxRows = 2, 16
 
-// prod says how a forward pass runs its weight products: a set of flags,
-// none for training (a backward pass follows and the weights change every
-// step, so products read them as they lie, on all cores).
+// prod says how a pass runs its weight products: a set of flags, none for
+// training (a backward pass follows and the weights change every step, so
+// products read them as they lie, on all cores).
 type prod uint8
 
 const (
