@@ -158,12 +158,9 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	} else {
 		// Inference reads every relation's half from the model's table.
 		halves := m.relationHalves(beta)
-		for _, sg := range pb.segs {
-			slots := sg.r.prog.slots
-			for b := 0; b < sg.r.rows; b++ {
-				id, row := int(sg.r.ids[b*slots+sg.in.slot]), sg.row0+b
-				kernel.Axpy(1, halves[id*h:(id+1)*h], y[row*h:(row+1)*h])
-			}
+		for row, i := range pb.rel {
+			id := int(pb.rels[i])
+			kernel.Axpy(1, halves[id*h:(id+1)*h], y[row*h:(row+1)*h])
 		}
 	}
 	// Layers ≥ 1: the first layer is never the last.

@@ -73,9 +73,6 @@ func (s *scratch[T]) buf(i, n int) []T {
 	return s.bufs[i][:n]
 }
 
-// sumBuf is the workspace's scratch for bias gradients.
-func (w *Workspace[T]) sumBuf() []T { return w.scratch.sumOf(w.m) }
-
 // sumOf is scratch for bias gradients: m's widest layer's output.
 func (s *scratch[T]) sumOf(m *Model[T]) []T {
 	c := m.cfg

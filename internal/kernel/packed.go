@@ -69,11 +69,10 @@ func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta flo
 	gemmPacked(workers(), m, alpha, a, lda, p, beta, c, ldc)
 }
 
-// GemmPackedSerial is GemmPacked on the calling goroutine alone (up to 16
-// rows; more take the parallel blocked path), with the same bits: for
-// callers that keep the cores busy with independent products themselves,
-// where splitting each small product would cost more in hand-offs than it
-// gains.
+// GemmPackedSerial is GemmPacked on the calling goroutine alone, with the
+// same bits: for callers that keep the cores busy with independent products
+// themselves, where splitting each small product would cost more in
+// hand-offs than it gains.
 func GemmPackedSerial(m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
 	gemmPacked(1, m, alpha, a, lda, p, beta, c, ldc)
 }
