@@ -14,7 +14,10 @@ import (
 // parameter first reached late starts its own bias correction.
 type Adam[T kernel.Float] struct {
 	LR, Beta1, Beta2, Eps float64
-	state                 []moments[T]
+	// ZeroGrads makes Step set each gradient it applies to zero in the
+	// same pass (the next zero_grad, without a pass of its own).
+	ZeroGrads bool
+	state     []moments[T]
 }
 
 type moments[T kernel.Float] struct {
@@ -62,7 +65,7 @@ func (a *Adam[T]) Step(params, grads [][]T) error {
 // update is torch's single-tensor Adam step (kernel.Adam: vectors for
 // float32, split over the cores for large tensors).
 func (a *Adam[T]) update(p, g []T, s *moments[T]) {
-	kernel.Adam(p, g, s.m, s.v, kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step})
+	kernel.Adam(p, g, s.m, s.v, kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads})
 }
 
 // Reset forgets all moments and step counts, as constructing a new torch

@@ -73,19 +73,22 @@ func nonFinite(m *gamma.Model[float32], grads [][]float32) string {
 var ErrNonFinite = errors.New("training diverged")
 
 type trainer struct {
-	cfg     Config
-	opts    Options
-	ds      *dataset.Dataset
-	model   *gamma.Model[float32]
-	ws      *gamma.Workspace[float32]
-	opt     *optim.Adam[float32]
-	pcg     *rand.PCG
-	rng     *rand.Rand
-	path    *Stream
-	other   *Stream
-	progs   map[*dataset.Group]*gamma.Program
-	st      State
-	logFile *os.File
+	cfg   Config
+	opts  Options
+	ds    *dataset.Dataset
+	model *gamma.Model[float32]
+	ws    *gamma.Workspace[float32]
+	opt   *optim.Adam[float32]
+	// gradsZero: every gradient is zero (the last Adam step zeroed them),
+	// so the next step needs no zero_grad pass.
+	gradsZero bool
+	pcg       *rand.PCG
+	rng       *rand.Rand
+	path      *Stream
+	other     *Stream
+	progs     map[*dataset.Group]*gamma.Program
+	st        State
+	logFile   *os.File
 	// skippedRun counts consecutive skipped updates.
 	skippedRun int
 }
@@ -156,6 +159,7 @@ func (t *trainer) setup() error {
 	t.pcg = rand.NewPCG(t.cfg.Seed, 0x5eed)
 	t.rng = rand.New(t.pcg)
 	t.opt = optim.NewAdam[float32](t.cfg.LR)
+	t.opt.ZeroGrads = true
 	t.st = State{LR: t.cfg.LR, Steps: t.cfg.Steps, NextDrop: t.cfg.DropAt(t.cfg.Steps, 0), LastGood: -1}
 
 	if t.opts.Resume {
@@ -246,7 +250,11 @@ func (t *trainer) step(s *Stream) (float64, error) {
 		gb.Negative = append(gb.Negative, p.Negative...)
 		gb.Weight = append(gb.Weight, p.Weight...)
 	}
-	t.model.ZeroGrad()
+	if !t.gradsZero {
+		t.model.ZeroGrad()
+	}
+	// The gradients stay dirty unless this step's Adam update consumes them.
+	t.gradsZero = false
 	loss, err := t.ws.Forward(gb, t.rng)
 	if err != nil {
 		return 0, err
@@ -277,6 +285,7 @@ func (t *trainer) step(s *Stream) (float64, error) {
 	if err := t.opt.Step(params, grads); err != nil {
 		return 0, err
 	}
+	t.gradsZero = true // Adam's ZeroGrads
 	t.model.ParamsChanged()
 	return loss.Loss, nil
 }

@@ -10,6 +10,9 @@ import (
 type AdamParams struct {
 	LR, Beta1, Beta2, Eps float64
 	Step                  int // the tensor's step count, from 1
+	// ZeroGrad sets g to zero as it is read: the next step's zero_grad
+	// done in this pass over the gradient instead of one of its own.
+	ZeroGrad bool
 }
 
 // Adam applies one step of torch.optim.Adam to the parameter p with
@@ -58,6 +61,7 @@ func Adam[T Float](p, g, m, v []T, h AdamParams) {
 // adamConsts are the per-step scalars of Adam, rounded to T.
 type adamConsts[T Float] struct {
 	b1, c1, b2, c2, stepSize, bc2Sqrt, eps T
+	zero                                   bool
 }
 
 func adamScalars[T Float](h AdamParams) adamConsts[T] {
@@ -67,6 +71,7 @@ func adamScalars[T Float](h AdamParams) adamConsts[T] {
 		b1: T(h.Beta1), c1: T(1 - h.Beta1),
 		b2: T(h.Beta2), c2: T(1 - h.Beta2),
 		stepSize: T(h.LR / bc1), bc2Sqrt: T(math.Sqrt(bc2)), eps: T(h.Eps),
+		zero: h.ZeroGrad,
 	}
 }
 
@@ -81,6 +86,9 @@ func adamRef[T Float](p, g, m, v []T, k *adamConsts[T]) {
 		m[i], v[i] = mi, vi
 		denom := T(math.Sqrt(float64(vi)))/bc2Sqrt + eps
 		p[i] -= stepSize * (mi / denom)
+	}
+	if k.zero {
+		clear(g)
 	}
 }
 

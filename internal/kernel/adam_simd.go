@@ -13,9 +13,13 @@ func adamAVX512(p, g, m, v []float32, k *adamConsts[float32]) {
 	b1, c1 := archsimd.BroadcastFloat32x16(k.b1), archsimd.BroadcastFloat32x16(k.c1)
 	b2, c2 := archsimd.BroadcastFloat32x16(k.b2), archsimd.BroadcastFloat32x16(k.c2)
 	step, bc2, eps := archsimd.BroadcastFloat32x16(k.stepSize), archsimd.BroadcastFloat32x16(k.bc2Sqrt), archsimd.BroadcastFloat32x16(k.eps)
+	zero := archsimd.BroadcastFloat32x16(0)
 	i := 0
 	for ; i+16 <= len(p); i += 16 {
 		gi := archsimd.LoadFloat32x16Slice(g[i:])
+		if k.zero {
+			zero.StoreSlice(g[i:])
+		}
 		mi := archsimd.LoadFloat32x16Slice(m[i:]).Mul(b1).Add(c1.Mul(gi))
 		vi := archsimd.LoadFloat32x16Slice(v[i:]).Mul(b2).Add(c2.Mul(gi.Mul(gi)))
 		mi.StoreSlice(m[i:])
@@ -33,9 +37,13 @@ func adamAVX2(p, g, m, v []float32, k *adamConsts[float32]) {
 	b1, c1 := archsimd.BroadcastFloat32x8(k.b1), archsimd.BroadcastFloat32x8(k.c1)
 	b2, c2 := archsimd.BroadcastFloat32x8(k.b2), archsimd.BroadcastFloat32x8(k.c2)
 	step, bc2, eps := archsimd.BroadcastFloat32x8(k.stepSize), archsimd.BroadcastFloat32x8(k.bc2Sqrt), archsimd.BroadcastFloat32x8(k.eps)
+	zero := archsimd.BroadcastFloat32x8(0)
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
 		gi := archsimd.LoadFloat32x8Slice(g[i:])
+		if k.zero {
+			zero.StoreSlice(g[i:])
+		}
 		mi := archsimd.LoadFloat32x8Slice(m[i:]).Mul(b1).Add(c1.Mul(gi))
 		vi := archsimd.LoadFloat32x8Slice(v[i:]).Mul(b2).Add(c2.Mul(gi.Mul(gi)))
 		mi.StoreSlice(m[i:])

@@ -75,6 +75,37 @@ func TestAdam(t *testing.T) {
 	}
 }
 
+// TestAdamZeroGrad: with ZeroGrad the step is the same and leaves the
+// gradient zero, on every level, split or not, float32 and float64.
+func TestAdamZeroGrad(t *testing.T) {
+	h := AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 3}
+	hz := h
+	hz.ZeroGrad = true
+	eachLevel(t, func(t *testing.T) {
+		for _, n := range []int{1, 17, 70_001} {
+			for _, w := range []int{1, 3} {
+				r := rand.New(rand.NewPCG(uint64(n), 9))
+				p, g, m, v := adamInputs(r, n)
+				wp, wm, wv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
+				withWorkers(w, func() {
+					Adam(wp, g, wm, wv, h)
+					Adam(p, g, m, v, hz)
+				})
+				name := fmt.Sprintf("n=%d workers=%d", n, w)
+				equalBits(t, name+" p", p, wp)
+				equalBits(t, name+" m", m, wm)
+				equalBits(t, name+" v", v, wv)
+				equalBits(t, name+" g", g, make([]float32, n))
+			}
+		}
+	})
+	g := []float64{1, -2, 3}
+	Adam(make([]float64, 3), g, make([]float64, 3), make([]float64, 3), hz)
+	if g[0] != 0 || g[1] != 0 || g[2] != 0 {
+		t.Errorf("float64 gradient after the step: %v, want zeros", g)
+	}
+}
+
 func TestAdamPanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {

@@ -61,8 +61,8 @@ var goImpl = impl{
 	reluBackward: reluBackwardGo,
 	addTo:        addToGo,
 	adam:         adamRef[float32],
-	features:     featuresTwin,
-	featuresGrad: featuresGradTwin,
+	features:     featuresGo,
+	featuresGrad: featuresGradGo,
 }
 
 // impls lists the levels this build and CPU support, best last; cur is the

@@ -7,60 +7,82 @@ import (
 	"simd/archsimd"
 )
 
-// AVX2 GammaFeatures and GammaFeaturesGrad: features_avx512.go with 4
-// float64 lanes, run twice per 8 elements so that the partial sums are the
-// twin's.
+// AVX2 GammaFeatures and GammaFeaturesGrad: features_avx512.go with 8
+// float32 lanes.
 
-func psiLgamma64x4(a archsimd.Float64x4) (psi, lg archsimd.Float64x4) {
-	one, t8 := bc4(1), bc4(specialT)
+// psiEnt32x8 is psiEnt32 on 8 lanes.
+func psiEnt32x8(a archsimd.Float32x8) (psi, ent archsimd.Float32x8) {
+	one, t8 := bf8(1), bf8(specialT)
 	small := a.Less(t8)
 	y := a.Min(t8)
-	num, den := bc4(0), one
+	num, den := bf8(0), one
 	for range 8 {
 		num = num.MulAdd(y, den)
 		den = den.Mul(y)
 		y = y.Add(one)
 	}
 	y = y.Merge(a, small)
-	num = num.Merge(bc4(0), small)
+	num = num.Merge(bf8(0), small)
 	den = den.Merge(one, small)
 	inv := one.Div(den.Mul(y))
 	t := den.Mul(inv)
 	shift := num.Mul(y.Mul(inv))
-	l := log64x4(y)
+	l := log32x8(y)
 	w := t.Mul(t)
-	sd := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc4(dg8), bc4(dg7)), bc4(dg6)), bc4(dg5)), bc4(dg4)), bc4(dg3)), bc4(dg2)), bc4(dg1))
-	psi = w.MulAdd(sd, bc4(-0.5).MulAdd(t, l)).Sub(shift)
-	ss := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc4(st6), bc4(st5)), bc4(st4)), bc4(st3)), bc4(st2)), bc4(st1))
-	lg = y.Sub(bc4(0.5)).MulAdd(l.Sub(one), ss.MulAdd(t, bc4(stirlingC))).Sub(log64x4(den))
-	pos, nan := a.Greater(bc4(0)), bc4(math.NaN())
-	return psi.Merge(nan, pos), lg.Merge(nan, pos)
+	sd := w.MulAdd(w.MulAdd(bf8(dg3), bf8(dg2)), bf8(dg1))
+	psi = w.MulAdd(sd, bf8(-0.5).MulAdd(t, l)).Sub(shift)
+	ss := w.MulAdd(w.MulAdd(bf8(st3), bf8(st2)), bf8(st1))
+	lg := y.Sub(bf8(0.5)).MulAdd(l.Sub(one), ss.MulAdd(t, bf8(stirlingC))).Sub(log32x8(den))
+	ent = a.MulAdd(psi, bf8(0).Sub(lg)).Sub(a)
+	ent = ent.Merge(t.MulAdd(sd.Sub(ss), bf8(0.5).MulAdd(l, bf8(entC))), small)
+	pos, nan := a.Greater(bf8(0)), bf8(float32(math.NaN()))
+	return psi.Merge(nan, pos), ent.Merge(nan, pos)
 }
 
-func clampReg4(x, lo, hi archsimd.Float32x4) archsimd.Float32x4 {
+// trigammaAm32x8 is trigammaAm32 on 8 lanes.
+func trigammaAm32x8(a archsimd.Float32x8) (tr, am archsimd.Float32x8) {
+	one, t8 := bf8(1), bf8(specialT)
+	small := a.Less(t8)
+	y := a.Min(t8)
+	num, den := bf8(0), one
+	for range 8 {
+		y2 := y.Mul(y)
+		num = num.MulAdd(y2, den)
+		den = den.Mul(y2)
+		y = y.Add(one)
+	}
+	shift := num.Div(den).Merge(bf8(0), small)
+	y = y.Merge(a, small)
+	t := one.Div(y)
+	w := t.Mul(t)
+	h := t.MulAdd(w.MulAdd(w.MulAdd(bf8(tg3), bf8(tg2)), bf8(tg1)), bf8(0.5))
+	tr = w.MulAdd(h, t).Add(shift)
+	am = a.MulAdd(tr, bf8(-1)).Merge(t.Mul(h), small)
+	pos, nan := a.Greater(bf8(0)), bf8(float32(math.NaN()))
+	return tr.Merge(nan, pos), am.Merge(nan, pos)
+}
+
+// clampReg8 is clampReg of x − 1 (x already has the 1 added).
+func clampReg8(x, lo, hi archsimd.Float32x8) archsimd.Float32x8 {
 	x = lo.Merge(x, x.Less(lo))
 	return hi.Merge(x, x.Greater(hi))
-}
-
-// featuresHalf computes 4 elements at i and returns their entity terms.
-func featuresHalf(f1, f2, xa, xb []float32, i int, one, lo4, hi4 archsimd.Float32x4) archsimd.Float64x4 {
-	a := clampReg4(archsimd.LoadFloat32x4Slice(xa[i:]).Add(one), lo4, hi4).ConvertToFloat64()
-	b := clampReg4(archsimd.LoadFloat32x4Slice(xb[i:]).Add(one), lo4, hi4).ConvertToFloat64()
-	psi, lg := psiLgamma64x4(a)
-	log64x4(b).Sub(psi).ConvertToFloat32().StoreSlice(f1[i:])
-	a.Div(b).ConvertToFloat32().StoreSlice(f2[i:])
-	return a.MulAdd(psi, bc4(0).Sub(lg)).Sub(a)
 }
 
 func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 	n := len(xa)
 	f1, f2, xb = f1[:n], f2[:n], xb[:n]
-	one, lo4, hi4 := archsimd.BroadcastFloat32x4(1), archsimd.BroadcastFloat32x4(lo), archsimd.BroadcastFloat32x4(hi)
+	one, lo8, hi8 := bf8(1), bf8(lo), bf8(hi)
+	// Lane j of acc0 (acc1) sums elements j (4+j), j+8, …: the twin's acc[i%8].
 	acc0, acc1 := bc4(0), bc4(0)
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		acc0 = acc0.Add(featuresHalf(f1, f2, xa, xb, i, one, lo4, hi4))
-		acc1 = acc1.Add(featuresHalf(f1, f2, xa, xb, i+4, one, lo4, hi4))
+		a := clampReg8(archsimd.LoadFloat32x8Slice(xa[i:]).Add(one), lo8, hi8)
+		b := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8)
+		psi, ent := psiEnt32x8(a)
+		log32x8(b).Sub(psi).StoreSlice(f1[i:])
+		a.Div(b).StoreSlice(f2[i:])
+		acc0 = acc0.Add(ent.GetLo().ConvertToFloat64())
+		acc1 = acc1.Add(ent.GetHi().ConvertToFloat64())
 	}
 	var s [8]float64
 	acc0.Store((*[4]float64)(s[:4]))
@@ -74,23 +96,22 @@ func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 func featuresGradAVX2(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 	n := len(xa)
 	g1, g2, xb = g1[:n], g2[:n], xb[:n]
-	one, lo4, hi4 := archsimd.BroadcastFloat32x4(1), archsimd.BroadcastFloat32x4(lo), archsimd.BroadcastFloat32x4(hi)
-	zero32, zero, ge4, one64 := archsimd.BroadcastFloat32x4(0), bc4(0), bc4(float64(ge)), bc4(1)
+	one, lo8, hi8, zero, ge8 := bf8(1), bf8(lo), bf8(hi), bf8(0), bf8(ge)
 	i := 0
-	for ; i+4 <= n; i += 4 {
-		xa1 := archsimd.LoadFloat32x4Slice(xa[i:]).Add(one)
-		xb1 := archsimd.LoadFloat32x4Slice(xb[i:]).Add(one)
-		pa := xa1.GreaterEqual(lo4).And(xa1.LessEqual(hi4))
-		pb := xb1.GreaterEqual(lo4).And(xb1.LessEqual(hi4))
-		a := clampReg4(xa1, lo4, hi4).ConvertToFloat64()
-		ib := one64.Div(clampReg4(xb1, lo4, hi4).ConvertToFloat64())
-		tr := trigamma64x4(a)
-		u := archsimd.LoadFloat32x4Slice(g1[i:]).ConvertToFloat64()
-		v := archsimd.LoadFloat32x4Slice(g2[i:]).ConvertToFloat64()
-		ga := ge4.MulAdd(a.MulAdd(tr, bc4(-1)), v.MulAdd(ib, zero.Sub(tr.Mul(u))))
+	for ; i+8 <= n; i += 8 {
+		xa1 := archsimd.LoadFloat32x8Slice(xa[i:]).Add(one)
+		xb1 := archsimd.LoadFloat32x8Slice(xb[i:]).Add(one)
+		pa := xa1.GreaterEqual(lo8).And(xa1.LessEqual(hi8))
+		pb := xb1.GreaterEqual(lo8).And(xb1.LessEqual(hi8))
+		a := clampReg8(xa1, lo8, hi8)
+		ib := one.Div(clampReg8(xb1, lo8, hi8))
+		tr, am := trigammaAm32x8(a)
+		u := archsimd.LoadFloat32x8Slice(g1[i:])
+		v := archsimd.LoadFloat32x8Slice(g2[i:])
+		ga := ge8.MulAdd(am, v.MulAdd(ib, zero.Sub(tr.Mul(u))))
 		gb := u.Sub(v.Mul(a).Mul(ib)).Mul(ib)
-		ga.ConvertToFloat32().Merge(zero32, pa).StoreSlice(g1[i:])
-		gb.ConvertToFloat32().Merge(zero32, pb).StoreSlice(g2[i:])
+		ga.Merge(zero, pa).StoreSlice(g1[i:])
+		gb.Merge(zero, pb).StoreSlice(g2[i:])
 	}
 	for ; i < n; i++ {
 		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)

@@ -7,39 +7,64 @@ import (
 	"simd/archsimd"
 )
 
-// AVX-512 GammaFeatures and GammaFeaturesGrad: 8 float64 lanes, operation
-// for operation the twins in features.go. features_avx2.go is this file
-// with 4 lanes.
+// AVX-512 GammaFeatures and GammaFeaturesGrad: 16 float32 lanes, operation
+// for operation the twins in features.go (a branch there is a Merge here).
+// features_avx2.go is this file with 8 lanes.
 
-// psiLgamma64x8 is psiLgamma64 on 8 lanes.
-func psiLgamma64x8(a archsimd.Float64x8) (psi, lg archsimd.Float64x8) {
-	one, t8 := bc8(1), bc8(specialT)
+// psiEnt32x16 is psiEnt32 on 16 lanes.
+func psiEnt32x16(a archsimd.Float32x16) (psi, ent archsimd.Float32x16) {
+	one, t8 := bf16(1), bf16(specialT)
 	small := a.Less(t8)
 	y := a.Min(t8)
-	num, den := bc8(0), one
+	num, den := bf16(0), one
 	for range 8 {
 		num = num.MulAdd(y, den)
 		den = den.Mul(y)
 		y = y.Add(one)
 	}
 	y = y.Merge(a, small)
-	num = num.Merge(bc8(0), small)
+	num = num.Merge(bf16(0), small)
 	den = den.Merge(one, small)
 	inv := one.Div(den.Mul(y))
 	t := den.Mul(inv)
 	shift := num.Mul(y.Mul(inv))
-	l := log64x8(y)
+	l := log32x16(y)
 	w := t.Mul(t)
-	sd := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc8(dg8), bc8(dg7)), bc8(dg6)), bc8(dg5)), bc8(dg4)), bc8(dg3)), bc8(dg2)), bc8(dg1))
-	psi = w.MulAdd(sd, bc8(-0.5).MulAdd(t, l)).Sub(shift)
-	ss := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc8(st6), bc8(st5)), bc8(st4)), bc8(st3)), bc8(st2)), bc8(st1))
-	lg = y.Sub(bc8(0.5)).MulAdd(l.Sub(one), ss.MulAdd(t, bc8(stirlingC))).Sub(log64x8(den))
-	pos, nan := a.Greater(bc8(0)), bc8(math.NaN())
-	return psi.Merge(nan, pos), lg.Merge(nan, pos)
+	sd := w.MulAdd(w.MulAdd(bf16(dg3), bf16(dg2)), bf16(dg1))
+	psi = w.MulAdd(sd, bf16(-0.5).MulAdd(t, l)).Sub(shift)
+	ss := w.MulAdd(w.MulAdd(bf16(st3), bf16(st2)), bf16(st1))
+	lg := y.Sub(bf16(0.5)).MulAdd(l.Sub(one), ss.MulAdd(t, bf16(stirlingC))).Sub(log32x16(den))
+	ent = a.MulAdd(psi, bf16(0).Sub(lg)).Sub(a)
+	ent = ent.Merge(t.MulAdd(sd.Sub(ss), bf16(0.5).MulAdd(l, bf16(entC))), small)
+	pos, nan := a.Greater(bf16(0)), bf16(float32(math.NaN()))
+	return psi.Merge(nan, pos), ent.Merge(nan, pos)
 }
 
-// clampReg8 is clampReg of x − 1 (x already has the 1 added).
-func clampReg8(x, lo, hi archsimd.Float32x8) archsimd.Float32x8 {
+// trigammaAm32x16 is trigammaAm32 on 16 lanes.
+func trigammaAm32x16(a archsimd.Float32x16) (tr, am archsimd.Float32x16) {
+	one, t8 := bf16(1), bf16(specialT)
+	small := a.Less(t8)
+	y := a.Min(t8)
+	num, den := bf16(0), one
+	for range 8 {
+		y2 := y.Mul(y)
+		num = num.MulAdd(y2, den)
+		den = den.Mul(y2)
+		y = y.Add(one)
+	}
+	shift := num.Div(den).Merge(bf16(0), small)
+	y = y.Merge(a, small)
+	t := one.Div(y)
+	w := t.Mul(t)
+	h := t.MulAdd(w.MulAdd(w.MulAdd(bf16(tg3), bf16(tg2)), bf16(tg1)), bf16(0.5))
+	tr = w.MulAdd(h, t).Add(shift)
+	am = a.MulAdd(tr, bf16(-1)).Merge(t.Mul(h), small)
+	pos, nan := a.Greater(bf16(0)), bf16(float32(math.NaN()))
+	return tr.Merge(nan, pos), am.Merge(nan, pos)
+}
+
+// clampReg16 is clampReg of x − 1 (x already has the 1 added).
+func clampReg16(x, lo, hi archsimd.Float32x16) archsimd.Float32x16 {
 	x = lo.Merge(x, x.Less(lo))
 	return hi.Merge(x, x.Greater(hi))
 }
@@ -47,17 +72,17 @@ func clampReg8(x, lo, hi archsimd.Float32x8) archsimd.Float32x8 {
 func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 	n := len(xa)
 	f1, f2, xb = f1[:n], f2[:n], xb[:n]
-	one, lo8, hi8 := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(lo), archsimd.BroadcastFloat32x8(hi)
-	zero := bc8(0)
-	acc := zero
+	one, lo16, hi16 := bf16(1), bf16(lo), bf16(hi)
+	// Lane j of acc sums elements j, j+8, j+16, …: the twin's acc[i%8].
+	acc := bc8(0)
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		a := clampReg8(archsimd.LoadFloat32x8Slice(xa[i:]).Add(one), lo8, hi8).ConvertToFloat64()
-		b := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8).ConvertToFloat64()
-		psi, lg := psiLgamma64x8(a)
-		log64x8(b).Sub(psi).ConvertToFloat32().StoreSlice(f1[i:])
-		a.Div(b).ConvertToFloat32().StoreSlice(f2[i:])
-		acc = acc.Add(a.MulAdd(psi, zero.Sub(lg)).Sub(a))
+	for ; i+16 <= n; i += 16 {
+		a := clampReg16(archsimd.LoadFloat32x16Slice(xa[i:]).Add(one), lo16, hi16)
+		b := clampReg16(archsimd.LoadFloat32x16Slice(xb[i:]).Add(one), lo16, hi16)
+		psi, ent := psiEnt32x16(a)
+		log32x16(b).Sub(psi).StoreSlice(f1[i:])
+		a.Div(b).StoreSlice(f2[i:])
+		acc = acc.Add(ent.GetLo().ConvertToFloat64()).Add(ent.GetHi().ConvertToFloat64())
 	}
 	var s [8]float64
 	acc.Store(&s)
@@ -70,23 +95,22 @@ func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 func featuresGradAVX512(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 	n := len(xa)
 	g1, g2, xb = g1[:n], g2[:n], xb[:n]
-	one, lo8, hi8 := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(lo), archsimd.BroadcastFloat32x8(hi)
-	zero32, zero, ge8, one64 := archsimd.BroadcastFloat32x8(0), bc8(0), bc8(float64(ge)), bc8(1)
+	one, lo16, hi16, zero, ge16 := bf16(1), bf16(lo), bf16(hi), bf16(0), bf16(ge)
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		xa1 := archsimd.LoadFloat32x8Slice(xa[i:]).Add(one)
-		xb1 := archsimd.LoadFloat32x8Slice(xb[i:]).Add(one)
-		pa := xa1.GreaterEqual(lo8).And(xa1.LessEqual(hi8))
-		pb := xb1.GreaterEqual(lo8).And(xb1.LessEqual(hi8))
-		a := clampReg8(xa1, lo8, hi8).ConvertToFloat64()
-		ib := one64.Div(clampReg8(xb1, lo8, hi8).ConvertToFloat64())
-		tr := trigamma64x8(a)
-		u := archsimd.LoadFloat32x8Slice(g1[i:]).ConvertToFloat64()
-		v := archsimd.LoadFloat32x8Slice(g2[i:]).ConvertToFloat64()
-		ga := ge8.MulAdd(a.MulAdd(tr, bc8(-1)), v.MulAdd(ib, zero.Sub(tr.Mul(u))))
+	for ; i+16 <= n; i += 16 {
+		xa1 := archsimd.LoadFloat32x16Slice(xa[i:]).Add(one)
+		xb1 := archsimd.LoadFloat32x16Slice(xb[i:]).Add(one)
+		pa := xa1.GreaterEqual(lo16).And(xa1.LessEqual(hi16))
+		pb := xb1.GreaterEqual(lo16).And(xb1.LessEqual(hi16))
+		a := clampReg16(xa1, lo16, hi16)
+		ib := one.Div(clampReg16(xb1, lo16, hi16))
+		tr, am := trigammaAm32x16(a)
+		u := archsimd.LoadFloat32x16Slice(g1[i:])
+		v := archsimd.LoadFloat32x16Slice(g2[i:])
+		ga := ge16.MulAdd(am, v.MulAdd(ib, zero.Sub(tr.Mul(u))))
 		gb := u.Sub(v.Mul(a).Mul(ib)).Mul(ib)
-		ga.ConvertToFloat32().Merge(zero32, pa).StoreSlice(g1[i:])
-		gb.ConvertToFloat32().Merge(zero32, pb).StoreSlice(g2[i:])
+		ga.Merge(zero, pa).StoreSlice(g1[i:])
+		gb.Merge(zero, pb).StoreSlice(g2[i:])
 	}
 	for ; i < n; i++ {
 		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
