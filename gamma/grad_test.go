@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/query"
 )
 
@@ -18,7 +19,7 @@ func tinyConfig(mode Union) Config {
 }
 
 // randomBatch draws rows queries of each shape with n negatives.
-func randomBatch(t *testing.T, m *Model[float64], shapes []string, rows, n int, rng *rand.Rand) *Batch {
+func randomBatch[T kernel.Float](t *testing.T, m *Model[T], shapes []string, rows, n int, rng *rand.Rand) *Batch {
 	t.Helper()
 	b := &Batch{Negatives: n}
 	for _, s := range shapes {

@@ -24,6 +24,7 @@ type unionNode[T kernel.Float] struct {
 	// softmax weight near 0 the oᵢ² overflow float32.
 	s1, s2, al []float64
 	dS1, dS2   []float64 // gradients of s1 and s2
+	dwa, dwb   []float64 // gradients of the weights wa, wb
 	dropped    bool
 }
 
@@ -122,32 +123,39 @@ func (n *unionNode[T]) backward(e *exec[T]) {
 		dS1[j] = gal*2*n.s1[j]/n.s2[j] + gb/(al*kf)
 		dS2[j] = -gal * al / n.s2[j]
 	}
-	dla := e.w.buf(0, k*size)
-	dlb := e.w.buf(1, k*size)
+	// The gradients of the attention weights, dk·αᵢ and dp·βᵢ, stay in
+	// float64 through the softmax's backward: where a weight aᵢ underflows
+	// to 0 while bᵢ is tiny, oᵢ² and with it dk reach 1e40 and more, which
+	// float32 (and the reference) turn into Inf and then 0·Inf = NaN; the
+	// logit's gradient aᵢ·(dk·αᵢ − Σ) is 0 there, as it should be.
+	n.dwa, n.dwb = grow(n.dwa, k*size), grow(n.dwb, k*size)
 	for i, v := range n.in {
 		val := &e.r.vals[v]
 		ai, bi := n.wa[i*size:(i+1)*size], n.wb[i*size:(i+1)*size]
-		dai, dbi := dla[i*size:(i+1)*size], dlb[i*size:(i+1)*size]
+		dwa, dwb := n.dwa[i*size:(i+1)*size], n.dwb[i*size:(i+1)*size]
 		for j := 0; j < size; j++ {
 			kk := float64(val.a[j]) * float64(ai[j])
 			o := unionO(val.b[j], bi[j])
 			dk := dS1[j]*o + dS2[j]*o*o
 			do := dS1[j]*kk + dS2[j]*2*kk*o
 			val.da[j] += T(dk * float64(ai[j]))
-			dai[j] = T(dk * float64(val.a[j]))
+			dwa[j] = dk * float64(val.a[j])
 			dp := -do * o * o // p = βᵢ·max(bᵢ, minWeight)
 			val.db[j] += T(dp * max(float64(bi[j]), minWeight))
 			if float64(bi[j]) >= minWeight {
-				dbi[j] = T(dp * float64(val.b[j]))
+				dwb[j] = dp * float64(val.b[j])
 			} else {
-				dbi[j] = 0
+				dwb[j] = 0
 			}
 		}
 	}
+	dla := e.w.buf(0, k*size)
+	dlb := e.w.buf(1, k*size)
+	softmaxBackward64(dla, n.wa, n.dwa, k, size)
+	softmaxBackward64(dlb, n.wb, n.dwb, k, size)
 	// The nets run side by side, each in its own scratch; their input
 	// gradients (both halves of every input) are added after both.
-	side := func(sc *scratch[T], net []layer, act *mlp[T], w, dl, drop []T, pm prod) {
-		softmaxInputsBackward(w, dl, k, size)
+	side := func(sc *scratch[T], net []layer, act *mlp[T], dl, drop []T, pm prod) {
 		if n.dropped {
 			for i := range dl {
 				dl[i] *= drop[i]
@@ -157,8 +165,22 @@ func (n *unionNode[T]) backward(e *exec[T]) {
 	}
 	sa, sb := &e.w.sides[0], &e.w.sides[1]
 	m.sideBySide(0, k*rows,
-		func(pm prod) { side(sa, m.unionA, &n.a, n.wa, dla, n.dropA, pm) },
-		func(pm prod) { side(sb, m.unionB, &n.b, n.wb, dlb, n.dropB, pm) })
+		func(pm prod) { side(sa, m.unionA, &n.a, dla, n.dropA, pm) },
+		func(pm prod) { side(sb, m.unionB, &n.b, dlb, n.dropB, pm) })
 	addStacked(e, n.in, sa.bufs[0])
 	addStacked(e, n.in, sb.bufs[0])
+}
+
+// softmaxBackward64 is softmaxInputsBackward with the weights' gradient dw
+// in float64, rounded once into dl.
+func softmaxBackward64[T kernel.Float](dl, w []T, dw []float64, k, n int) {
+	for j := 0; j < n; j++ {
+		var s float64
+		for i := 0; i < k; i++ {
+			s += float64(w[i*n+j]) * dw[i*n+j]
+		}
+		for i := 0; i < k; i++ {
+			dl[i*n+j] = T(float64(w[i*n+j]) * (dw[i*n+j] - s))
+		}
+	}
 }
