@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
@@ -219,5 +220,39 @@ func TestCustomDropsCheckpoint(t *testing.T) {
 	}
 	if sum.Iterations != cfg.Steps {
 		t.Errorf("resumed run ended at iteration %d, want %d", sum.Iterations, cfg.Steps)
+	}
+}
+
+// TestTimeBudgetKeepsDrops: a run fitted to a time budget that slows down
+// after its first fit (a busy machine, validations) still makes every lr
+// drop inside the budget.
+func TestTimeBudgetKeepsDrops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 3 seconds")
+	}
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Steps, cfg.Minutes, cfg.CheckpointEvery = 0, 0.05, 1000
+	cfg.LRDrops = []float64{0.5, 0.85}
+	dir := t.TempDir()
+	start := time.Now()
+	slow := func(int, float64) {
+		if time.Since(start) > 600*time.Millisecond {
+			time.Sleep(4 * time.Millisecond)
+		}
+	}
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slow}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, checkpoint.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Drops != 2 || st.LR != cfg.LR/25 {
+		t.Errorf("after the budget: %d lr drops, lr %g; want 2 and %g", st.Drops, st.LR, cfg.LR/25)
 	}
 }

@@ -319,11 +319,12 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	}
 	estimate := t.st.Steps <= 0 // lay out the schedule once the speed is known
 	// A schedule fitted to the budget from the first iterations is fitted
-	// again on the speed of the first 5% of the budget, which no longer
-	// includes warm-up.
+	// again every 5% of the budget on the wall time per iteration of the
+	// last 5% (validations, checkpoints and a busy machine included), so
+	// that every lr drop still falls inside the budget.
 	refine := estimate
-	var fitAt time.Time
-	fitRan := 0
+	var refitAt time.Time
+	refitRan := 0
 	var rep *progress.Reporter
 	newReporter := func() {
 		if t.opts.Progress == nil {
@@ -385,20 +386,21 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.st.Steps = t.st.Iteration + int(time.Until(deadline).Seconds()/per)
 			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, 0)
 			estimate = false
-			fitAt, fitRan = time.Now(), ran
+			refitAt, refitRan = time.Now(), ran
 			t.logf("train: %.3g s per iteration: laying the schedule out for %d iterations in %g minutes", per, t.st.Steps, t.cfg.Minutes)
 			newReporter()
-		} else if refine && !estimate && time.Since(start) > deadline.Sub(start)/20 && ran > fitRan {
-			per := time.Since(fitAt).Seconds() / float64(ran-fitRan)
-			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); t.st.Drops == 0 && t.cfg.DropAt(steps, 0) > float64(t.st.Iteration) {
-				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, 0)
-				t.logf("train: %.3g s per iteration since warm-up: schedule refitted to %d iterations", per, steps)
+		} else if refine && !estimate && time.Since(refitAt) > deadline.Sub(start)/20 && ran > refitRan {
+			per := time.Since(refitAt).Seconds() / float64(ran-refitRan)
+			refitAt, refitRan = time.Now(), ran
+			// Only changes over 1% are applied: each restarts the progress line.
+			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); 100*abs(steps-t.st.Steps) > t.st.Steps {
+				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
+				t.logf("train: %.3g s per iteration lately: schedule refitted to %d iterations", per, steps)
 				if rep != nil {
 					rep.Close()
 				}
 				newReporter()
 			}
-			refine = false
 		}
 		t.writeLog(map[string]any{"step": t.st.Iteration, "loss": loss, "lr": t.st.LR, "time": t.st.Seconds})
 		if rep != nil {
@@ -515,4 +517,11 @@ func (t *trainer) writeLog(v map[string]any) {
 		return
 	}
 	t.logFile.Write(append(b, '\n'))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
