@@ -8,6 +8,10 @@ import (
 	"github.com/gammae/gammae/query"
 )
 
+// scanPerLookup is what one per-element lookup (a binary search in the
+// element's edges, mostly cache misses) costs in scanned edges.
+const scanPerLookup = 32
+
 // Execute returns the answers of q on g. It fails on ids out of range.
 func Execute(g *kg.Graph, q query.Node) (Set, error) {
 	switch v := q.(type) {
@@ -62,7 +66,28 @@ func combine(g *kg.Graph, args []query.Node, op func(Set, Set)) (Set, error) {
 	return acc, nil
 }
 
+// project follows r from every element of in: by a lookup per element, or,
+// when in is large against r's edges (a hub's neighbours, a negation), by
+// one pass over r's edges testing their heads.
 func project(g *kg.Graph, in Set, r int32) Set {
+	if heads, _ := g.RelationEdges(r); len(heads) < scanPerLookup*in.Len() {
+		return projectScan(g, in, r)
+	}
+	return projectLookup(g, in, r)
+}
+
+func projectScan(g *kg.Graph, in Set, r int32) Set {
+	out := NewSet(g.N)
+	heads, tails := g.RelationEdges(r)
+	for i, h := range heads {
+		if in.Has(h) {
+			out.Add(tails[i])
+		}
+	}
+	return out
+}
+
+func projectLookup(g *kg.Graph, in Set, r int32) Set {
 	out := NewSet(g.N)
 	for i, w := range in.words {
 		for w != 0 {

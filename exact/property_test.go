@@ -105,6 +105,31 @@ func TestExecuteMatchesNaive(t *testing.T) {
 	}
 }
 
+// TestProjectStrategies: the lookup per element and the scan of the
+// relation's edges give the same set, for every relation and for input sets
+// from a single entity to all of them (Execute picks one by size).
+func TestProjectStrategies(t *testing.T) {
+	g := loadTiny(t)
+	gr := g.graphs["test"]
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 300; i++ {
+		in := NewSet(gr.N)
+		p := []float64{0, 0.01, 0.2, 1}[i%4]
+		for e := range int32(gr.N) {
+			if r.Float64() < p {
+				in.Add(e)
+			}
+		}
+		in.Add(int32(r.IntN(gr.N)))
+		for rel := range int32(gr.R) {
+			a, b := projectLookup(gr, in, rel), projectScan(gr, in, rel)
+			if !slices.Equal(a.Slice(), b.Slice()) {
+				t.Fatalf("relation %d from %v: lookup %v, scan %v", rel, in.Slice(), a.Slice(), b.Slice())
+			}
+		}
+	}
+}
+
 // TestDNFEqualsDM grounds the DNF and De Morgan forms of 2u and up with the
 // same slot ids (both list e1 r1 e2 r2 [r3]) and checks equal answers; and
 // checks De Morgan's law on random sub-queries.

@@ -6,6 +6,7 @@ package kg
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Triple is one edge (head, relation, tail) in id space.
@@ -25,6 +26,15 @@ type Graph struct {
 	N, R int
 	Out  Adjacency // edges by head: Nbr holds tails
 	In   Adjacency // edges by tail: Nbr holds heads
+
+	byRel atomic.Pointer[relEdges] // RelationEdges' index, built on first use
+}
+
+// relEdges is the edges grouped by relation: those of r are
+// [off[r], off[r+1]) of head and tail, sorted by (head, tail).
+type relEdges struct {
+	off        []int32
+	head, tail []int32
 }
 
 // NewGraph builds a graph from triples; duplicate triples are kept once.
@@ -120,6 +130,43 @@ func (g *Graph) Heads(t, r int32) []int32 { return g.In.Neighbors(t, r) }
 func (g *Graph) HasEdge(h, r, t int32) bool {
 	_, ok := slices.BinarySearch(g.Tails(h, r), t)
 	return ok
+}
+
+// RelationEdges returns the edges (head[i], r, tail[i]) of relation r,
+// sorted by (head, tail). The slices alias an index built on the first
+// call (safe for concurrent use) and must not be modified.
+func (g *Graph) RelationEdges(r int32) (head, tail []int32) {
+	x := g.byRel.Load()
+	if x == nil {
+		x = g.buildRelEdges()
+		if !g.byRel.CompareAndSwap(nil, x) {
+			x = g.byRel.Load()
+		}
+	}
+	lo, hi := x.off[r], x.off[r+1]
+	return x.head[lo:hi], x.tail[lo:hi]
+}
+
+// buildRelEdges walks Out, which is sorted by (head, relation, tail), so
+// each relation's edges come out sorted by (head, tail).
+func (g *Graph) buildRelEdges() *relEdges {
+	off := make([]int32, g.R+1)
+	for _, r := range g.Out.Rel {
+		off[r+1]++
+	}
+	for r := 1; r <= g.R; r++ {
+		off[r] += off[r-1]
+	}
+	x := &relEdges{off: off, head: make([]int32, len(g.Out.Rel)), tail: make([]int32, len(g.Out.Rel))}
+	next := slices.Clone(off[:g.R])
+	for h := 0; h < g.N; h++ {
+		for i := g.Out.Off[h]; i < g.Out.Off[h+1]; i++ {
+			r := g.Out.Rel[i]
+			x.head[next[r]], x.tail[next[r]] = int32(h), g.Out.Nbr[i]
+			next[r]++
+		}
+	}
+	return x
 }
 
 // NumEdges is the number of distinct triples.

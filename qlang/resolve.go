@@ -230,6 +230,9 @@ type relIndex struct {
 
 	once sync.Once
 	sug  *ngramIndex // over names, path suffixes and labels of forward relations
+
+	shortOnce sync.Once
+	short     []string // shortForm of every relation, built on first use
 }
 
 func newRelIndex(d *kg.Dict) *relIndex {
@@ -362,8 +365,22 @@ func (x *relIndex) ambiguous(name string, m match) error {
 
 // shortForm is the shortest spelling of relation id that resolves back to
 // it: a path suffix, '-' and a suffix of the forward name for an inverse,
-// else the full name, else #id.
+// else the full name, else #id. Every query echo formats its relations, so
+// the spellings of all relations are found once.
 func (x *relIndex) shortForm(id int32) string {
+	x.shortOnce.Do(func() {
+		x.short = make([]string, len(x.d.Names))
+		for i := range x.short {
+			x.short[i] = x.findShortForm(int32(i))
+		}
+	})
+	if id >= 0 && int(id) < len(x.short) {
+		return x.short[id]
+	}
+	return fmt.Sprintf("#%d", id)
+}
+
+func (x *relIndex) findShortForm(id int32) string {
 	n := x.d.Names[id]
 	base, inverse := strings.CutPrefix(n, "-")
 	var cands []string
