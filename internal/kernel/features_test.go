@@ -37,7 +37,10 @@ func TestGammaFeaturesSpec(t *testing.T) {
 		ent  func(a float32) float32
 	}{
 		{"twin", featuresTwin, func(a float32) float32 { _, e := psiEnt32(a); return e }},
-		{"go", featuresGo, func(a float32) float32 { p, l := psiLgamma64(float64(a)); return float32(float64(a)*p - l - float64(a)) }},
+		{"go", featuresGo, func(a float32) float32 {
+			p, l := psiLgamma64(float64(a))
+			return float32(float64(a)*p - l - float64(a))
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkFeatureSpec(t, c.f, c.ent) })
 	}
