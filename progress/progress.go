@@ -100,6 +100,14 @@ func (r *Reporter) Set(done int64, fields ...Field) {
 	r.update(fields)
 }
 
+// SetTotal changes the expected total (a schedule refitted to a time
+// budget) without restarting the clock or the line.
+func (r *Reporter) SetTotal(total int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg.Total = total
+}
+
 // Add advances the count by n.
 func (r *Reporter) Add(n int64, fields ...Field) {
 	r.mu.Lock()

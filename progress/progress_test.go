@@ -194,3 +194,21 @@ func TestIsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestSetTotal: a new total shows in the next line; the rate keeps its clock.
+func TestSetTotal(t *testing.T) {
+	c := newClock()
+	var out bytes.Buffer
+	r := New(Config{Out: &out, Label: "train", Unit: "iterations", RateUnit: "it", Total: 100, Now: c.now})
+	c.advance(10 * time.Second)
+	r.Set(10)
+	r.SetTotal(50)
+	c.advance(10 * time.Second)
+	r.Set(20)
+	want := "" +
+		"2026-11-21T10:00:10Z train: 10/100 iterations (10.0%) 1.0 it/s, ETA 1m30s\n" +
+		"2026-11-21T10:00:20Z train: 20/50 iterations (40.0%) 1.0 it/s, ETA 30s\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}

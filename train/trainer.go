@@ -392,14 +392,13 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		} else if refine && !estimate && time.Since(refitAt) > deadline.Sub(start)/20 && ran > refitRan {
 			per := time.Since(refitAt).Seconds() / float64(ran-refitRan)
 			refitAt, refitRan = time.Now(), ran
-			// Only changes over 1% are applied: each restarts the progress line.
+			// Only changes over 1% are applied (and logged).
 			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); 100*abs(steps-t.st.Steps) > t.st.Steps {
 				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
 				t.logf("train: %.3g s per iteration lately: schedule refitted to %d iterations", per, steps)
 				if rep != nil {
-					rep.Close()
+					rep.SetTotal(int64(steps))
 				}
-				newReporter()
 			}
 		}
 		t.writeLog(map[string]any{"step": t.st.Iteration, "loss": loss, "lr": t.st.LR, "time": t.st.Seconds})
