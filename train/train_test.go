@@ -241,7 +241,7 @@ func TestTimeBudgetKeepsDrops(t *testing.T) {
 			time.Sleep(4 * time.Millisecond)
 		}
 	}
-	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slow}); err != nil {
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slow, refitMin: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, checkpoint.StateFile))

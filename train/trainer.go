@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,6 +38,8 @@ type Options struct {
 	MaxIterations int
 	// OnIteration, when set, is called after every iteration with its loss.
 	OnIteration func(iteration int, loss float64)
+
+	refitMin time.Duration // least time between schedule refits; 0: 30 s (tests shorten it)
 }
 
 // Summary describes a finished (or interrupted) run.
@@ -319,10 +322,12 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	}
 	estimate := t.st.Steps <= 0 // lay out the schedule once the speed is known
 	// A schedule fitted to the budget from the first iterations is fitted
-	// again every 5% of the budget on the wall time per iteration of the
-	// last 5% (validations, checkpoints and a busy machine included), so
-	// that every lr drop still falls inside the budget.
+	// again every 5% of the budget (at least 30 s, for a steady rate) on the
+	// wall time per iteration since the last fit (validations, checkpoints
+	// and a busy machine included), so that every lr drop still falls
+	// inside the budget.
 	refine := estimate
+	refitMin := cmp.Or(t.opts.refitMin, 30*time.Second)
 	var refitAt time.Time
 	refitRan := 0
 	var rep *progress.Reporter
@@ -389,13 +394,15 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			refitAt, refitRan = time.Now(), ran
 			t.logf("train: %.3g s per iteration: laying the schedule out for %d iterations in %g minutes", per, t.st.Steps, t.cfg.Minutes)
 			newReporter()
-		} else if refine && !estimate && time.Since(refitAt) > deadline.Sub(start)/20 && ran > refitRan {
+		} else if refine && !estimate && time.Since(refitAt) > max(deadline.Sub(start)/20, refitMin) && ran > refitRan {
 			per := time.Since(refitAt).Seconds() / float64(ran-refitRan)
 			refitAt, refitRan = time.Now(), ran
-			// Only changes over 1% are applied (and logged).
+			// Changes over 1% are applied, over 5% also logged.
 			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); 100*abs(steps-t.st.Steps) > t.st.Steps {
+				if 20*abs(steps-t.st.Steps) > t.st.Steps {
+					t.logf("train: %.3g s per iteration lately: schedule refitted to %d iterations", per, steps)
+				}
 				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
-				t.logf("train: %.3g s per iteration lately: schedule refitted to %d iterations", per, steps)
 				if rep != nil {
 					rep.SetTotal(int64(steps))
 				}
