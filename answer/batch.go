@@ -199,9 +199,8 @@ func (b *batcher) take() (batch []*item, finished []*pending) {
 type scratch struct {
 	gen         uint64 // programs generation of ws's buffers
 	ws          *gamma.Workspace[float32]
-	alpha, beta []float32   // rows × d, the batch's query embeddings
-	scores      []float32   // rows × entities
-	tmp         [][]float32 // per finishing goroutine, entities
+	alpha, beta []float32 // rows × d, the batch's query embeddings
+	scores      []float32 // rows × entities
 }
 
 // getScratch returns scratch whose workspace belongs to programs
@@ -314,38 +313,33 @@ func (e *Engine) runBatch(items []*item) {
 // goroutines: ranking, the estimate and exact execution are per query.
 func (e *Engine) finishAll(s *scratch, ordered []*item, entropy []float64, n int) {
 	workers := min(len(ordered), runtime.GOMAXPROCS(0))
-	for len(s.tmp) < workers {
-		s.tmp = append(s.tmp, nil)
-	}
 	var next atomic.Int64
-	work := func(w int) {
-		s.tmp[w] = grow(s.tmp[w], n)
+	work := func() {
 		for {
 			r := int(next.Add(1) - 1)
 			if r >= len(ordered) {
 				return
 			}
 			it := ordered[r]
-			it.res, it.err = e.finish(it, s.scores[r*n:(r+1)*n], entropy[r], s.tmp[w])
+			it.res, it.err = e.finish(it, s.scores[r*n:(r+1)*n], entropy[r])
 		}
 	}
 	if workers <= 1 {
 		if workers == 1 {
-			work(0)
+			work()
 		}
 		return
 	}
 	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Go(func() { work(w) })
+	for range workers - 1 {
+		wg.Go(work)
 	}
-	work(0)
+	work()
 	wg.Wait()
 }
 
 // finish ranks one query's scores and checks its answers on the graph.
-// tmp is scratch of len(scores).
-func (e *Engine) finish(it *item, scores []float32, entropy float64, tmp []float32) (*Result, error) {
+func (e *Engine) finish(it *item, scores []float32, entropy float64) (*Result, error) {
 	e.prepare(it)
 	if it.exactErr != nil {
 		return nil, it.exactErr
@@ -357,7 +351,7 @@ func (e *Engine) finish(it *item, scores []float32, entropy float64, tmp []float
 			Structure:        it.structure,
 			Explain:          it.explain,
 			Entropy:          entropy,
-			EstimatedAnswers: expectedCount(scores, tmp),
+			EstimatedAnswers: expectedCount(scores),
 		},
 		ObservedAnswers: observed.Len(),
 	}
@@ -401,16 +395,5 @@ func embeddingEntropy(e gamma.Embedding[float32], b int) float64 {
 
 // expectedCount estimates the size of the answer set as Σ σ(logit): the
 // model is trained so that σ(logit) is the probability that an entity is an
-// answer. tmp is scratch of len(logits).
-func expectedCount(logits, tmp []float32) float64 {
-	tmp = tmp[:len(logits)]
-	for i, l := range logits {
-		tmp[i] = -l
-	}
-	kernel.Exp(tmp, tmp) // +Inf for very negative logits: σ = 0 below
-	s := 0.0
-	for _, t := range tmp {
-		s += 1 / (1 + float64(t))
-	}
-	return s
-}
+// answer.
+func expectedCount(logits []float32) float64 { return kernel.SigmoidSum(logits) }

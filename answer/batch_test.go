@@ -114,7 +114,7 @@ func TestExpectedCount(t *testing.T) {
 		{[]float32{1000, -1000, 0}, 1.5},
 		{[]float32{2, -3, 10, -60}, 1/(1+math.Exp(-2)) + 1/(1+math.Exp(3)) + 1/(1+math.Exp(-10)) + 1/(1+math.Exp(60))},
 	} {
-		got := expectedCount(tc.logits, make([]float32, len(tc.logits)))
+		got := expectedCount(tc.logits)
 		if math.Abs(got-tc.want) > 1e-6*max(1, tc.want) {
 			t.Errorf("expectedCount(%v) = %v, want %v", tc.logits, got, tc.want)
 		}

@@ -61,8 +61,8 @@ func checkResult(t *testing.T, e *Engine, q query.Node, k int, r *Result) {
 	if r.ObservedAnswers != obs.Len() {
 		t.Errorf("%s: %d observed answers, want %d", r.Query, r.ObservedAnswers, obs.Len())
 	}
-	if !close32(r.Entropy, entropy) || !close32(r.EstimatedAnswers, expectedCount(scores, make([]float32, len(scores)))) {
-		t.Errorf("%s: entropy %v, estimated %v; want %v, %v", r.Query, r.Entropy, r.EstimatedAnswers, entropy, expectedCount(scores, make([]float32, len(scores))))
+	if !close32(r.Entropy, entropy) || !close32(r.EstimatedAnswers, expectedCount(scores)) {
+		t.Errorf("%s: entropy %v, estimated %v; want %v, %v", r.Query, r.Entropy, r.EstimatedAnswers, entropy, expectedCount(scores))
 	}
 	if r.Structure != structureName(q) || r.Query != e.resolver.Format(q) || r.Explain != e.resolver.FormatTree(q) {
 		t.Errorf("result header %q %q %q", r.Structure, r.Query, r.Explain)

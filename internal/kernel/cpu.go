@@ -39,6 +39,7 @@ type impl struct {
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)
+	sigmoidSum   func(x []float32) float64
 }
 
 // goImpl is the pure-Go level: the fallback of every build and CPU. Its
@@ -63,6 +64,7 @@ var goImpl = impl{
 	adam:         adamRef[float32],
 	features:     featuresGo,
 	featuresGrad: featuresGradGo,
+	sigmoidSum:   sigmoidSumGo,
 }
 
 // impls lists the levels this build and CPU support, best last; cur is the

@@ -26,6 +26,7 @@ func init() {
 			adam:         adamAVX2,
 			features:     featuresAVX2,
 			featuresGrad: featuresGradAVX2,
+			sigmoidSum:   sigmoidSumAVX2,
 		})
 	}
 	if archsimd.X86.AVX512() {
@@ -47,6 +48,7 @@ func init() {
 			adam:         adamAVX512,
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
+			sigmoidSum:   sigmoidSumAVX512,
 		})
 	}
 }

@@ -1,0 +1,44 @@
+package kernel
+
+import "math"
+
+// SigmoidSum returns Σ σ(x[i]) = Σ 1/(1 + e^(−x[i])): the expected number of
+// answers of a query from its logits over all entities. Each term is
+// computed in float32 (within a few ulp; 0 below x ≈ −89, 1 above ≈ 17)
+// and the sum is taken in float64 in 8 interleaved partial sums.
+func SigmoidSum(x []float32) float64 {
+	defer clearUpper()
+	return cur.sigmoidSum(x)
+}
+
+// sigmoidAt adds term i to acc[i%8]: the twin's body and the vector
+// kernels' tail.
+func sigmoidAt(x []float32, i int, acc *[8]float64) {
+	acc[i%8] += float64(1 / (1 + exp32(0-x[i])))
+}
+
+// sigmoidSumTwin is the scalar specification of the vector kernels.
+func sigmoidSumTwin(x []float32) float64 {
+	var acc [8]float64
+	for i := range x {
+		sigmoidAt(x, i, &acc)
+	}
+	return sumAcc64(&acc)
+}
+
+// sigmoidSumGo is the pure-Go level: float64 terms, faster as scalar code.
+func sigmoidSumGo(x []float32) float64 {
+	var acc [8]float64
+	for i, v := range x {
+		acc[i%8] += 1 / (1 + math.Exp(-float64(v)))
+	}
+	return sumAcc64(&acc)
+}
+
+func sumAcc64(acc *[8]float64) float64 {
+	s := 0.0
+	for _, v := range acc {
+		s += v
+	}
+	return s
+}
