@@ -12,15 +12,25 @@ func TopK(scores []float32, k int) []int32 {
 		return nil
 	}
 	h := &minHeap{scores: scores}
+	var th float32 // the root's score once the heap is full
 	for i, s := range scores {
+		if len(h.ids) == k {
+			// One comparison rejects most scores (and NaN); a tie with
+			// the root is decided by index.
+			if !(s >= th) || s == th && int32(i) > h.ids[0] {
+				continue
+			}
+			h.ids[0] = int32(i)
+			heap.Fix(h, 0)
+			th = scores[h.ids[0]]
+			continue
+		}
 		if s != s {
 			continue
 		}
-		if h.Len() < k {
-			heap.Push(h, int32(i))
-		} else if better(scores, int32(i), h.ids[0]) {
-			h.ids[0] = int32(i)
-			heap.Fix(h, 0)
+		heap.Push(h, int32(i))
+		if len(h.ids) == k {
+			th = scores[h.ids[0]]
 		}
 	}
 	out := h.ids
