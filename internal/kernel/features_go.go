@@ -26,14 +26,7 @@ func featuresGradGo(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 // and lnΓ(a) = lnΓ(y) − ln Π(a+i), where Π is the shift's denominator; at
 // y both take their asymptotic series around the one ln y.
 func psiLgamma64(a float64) (psi, lg float64) {
-	small := a < specialT
-	y := min(a, specialT)
-	num, den := 0.0, 1.0
-	for range 8 {
-		num = math.FMA(num, y, den)
-		den *= y
-		y++
-	}
+	small, y, num, den := shiftUp64(a)
 	if !small {
 		y, num, den = a, 0, 1
 	}

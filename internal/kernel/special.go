@@ -163,15 +163,23 @@ func lgamma64(x float64) float64 {
 	return r
 }
 
-func digamma64(x float64) float64 {
-	small := x < specialT
-	y := min(x, specialT)
-	num, den := 0.0, 1.0
+// shiftUp64 is the recurrence shift of ψ and lnΓ: for x below specialT
+// (small), y = x + 8 and num/den = Σ 1/(x+i), den = Π (x+i), i < 8; above,
+// the values for specialT, which the callers discard.
+func shiftUp64(x float64) (small bool, y, num, den float64) {
+	small = x < specialT
+	y = min(x, specialT)
+	num, den = 0.0, 1.0
 	for range 8 {
 		num = math.FMA(num, y, den)
 		den *= y
 		y++
 	}
+	return small, y, num, den
+}
+
+func digamma64(x float64) float64 {
+	small, y, num, den := shiftUp64(x)
 	shift := num / den
 	if !small {
 		y, shift = x, 0
