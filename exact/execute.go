@@ -70,15 +70,15 @@ func combine(g *kg.Graph, args []query.Node, op func(Set, Set)) (Set, error) {
 // when in is large against r's edges (a hub's neighbours, a negation), by
 // one pass over r's edges testing their heads.
 func project(g *kg.Graph, in Set, r int32) Set {
-	if heads, _ := g.RelationEdges(r); len(heads) < scanPerLookup*in.Len() {
-		return projectScan(g, in, r)
+	if heads, tails := g.RelationEdges(r); len(heads) < scanPerLookup*in.Len() {
+		return projectScan(g.N, in, heads, tails)
 	}
 	return projectLookup(g, in, r)
 }
 
-func projectScan(g *kg.Graph, in Set, r int32) Set {
-	out := NewSet(g.N)
-	heads, tails := g.RelationEdges(r)
+// projectScan follows the edges (heads[i], tails[i]) whose head is in in.
+func projectScan(n int, in Set, heads, tails []int32) Set {
+	out := NewSet(n)
 	for i, h := range heads {
 		if in.Has(h) {
 			out.Add(tails[i])

@@ -147,13 +147,7 @@ func featureAt(f1, f2, xa, xb []float32, lo, hi float32, i int, acc *[8]float64)
 	acc[i%8] += float64(ent)
 }
 
-func sumAcc(acc *[8]float64) float32 {
-	s := 0.0
-	for _, v := range acc {
-		s += v
-	}
-	return float32(s)
-}
+func sumAcc(acc *[8]float64) float32 { return float32(sumAcc64(acc)) }
 
 // featuresTwin is the scalar specification of the vector kernels.
 func featuresTwin(f1, f2, xa, xb []float32, lo, hi float32) float32 {

@@ -35,6 +35,7 @@ func sigmoidSumGo(x []float32) float64 {
 	return sumAcc64(&acc)
 }
 
+// sumAcc64 adds the partial sums in order: every level's final sum.
 func sumAcc64(acc *[8]float64) float64 {
 	s := 0.0
 	for _, v := range acc {
