@@ -63,6 +63,55 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmTraining runs the products of a training iteration (fb15k-237
+// preset): at d=400 (h=800) each net's products run serially on one core
+// (GemmSerial) beside the other net's; at d=800 (h=1600) a full batch's
+// products run on all cores. fwd is x·Wᵀ (NT), dX is dy·W (NN), dW is
+// dyᵀ·x (TN); 1227 rows is a path batch's first projection level.
+func BenchmarkGemmTraining(b *testing.B) {
+	for _, s := range []struct {
+		name    string
+		serial  bool
+		ta, tb  bool
+		m, n, k int
+	}{
+		{"d400_fwd_NT_1227x800x800", true, false, true, 1227, 800, 800},
+		{"d400_dX_NN_1227x800x800", true, false, false, 1227, 800, 800},
+		{"d400_dW_TN_800x800x1227", true, true, false, 800, 800, 1227},
+		{"d400_fwd_NT_512x800x800", true, false, true, 512, 800, 800},
+		{"d400_fwd_NT_1227x800x400", true, false, true, 1227, 800, 400},
+		{"d800_fwd_NT_512x1600x1600", false, false, true, 512, 1600, 1600},
+		{"d800_fwd_NT_1227x1600x1600", false, false, true, 1227, 1600, 1600},
+		{"d800_serial_fwd_NT_339x1600x1600", true, false, true, 339, 1600, 1600},
+		{"d800_serial_dX_NN_339x1600x1600", true, false, false, 339, 1600, 1600},
+		{"d800_serial_dW_TN_1600x1600x339", true, true, false, 1600, 1600, 339},
+	} {
+		r := rand.New(rand.NewPCG(1, 1))
+		a, bm, c := randSlice(r, s.m*s.k), randSlice(r, s.k*s.n), make([]float32, s.m*s.n)
+		lda, ldb := s.k, s.n
+		if s.ta {
+			lda = s.m
+		}
+		if s.tb {
+			ldb = s.k
+		}
+		gemm := Gemm[float32]
+		if s.serial {
+			gemm = GemmSerial[float32]
+		}
+		flop := 2 * float64(s.m) * float64(s.n) * float64(s.k)
+		b.Run(s.name, func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				c0 := cpuTime()
+				for b.Loop() {
+					gemm(s.ta, s.tb, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+				}
+				report(b, flop*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
+			})
+		})
+	}
+}
+
 // report sets the metrics unit/s (wall clock) and unit/cpu-s for work
 // units done in b's loop, which used cpu of CPU time.
 func report(b *testing.B, work float64, cpu time.Duration, unit string) {

@@ -2,36 +2,38 @@ package kernel
 
 import "sync"
 
-// Blocked float32 GEMM (the Goto/BLIS scheme). C is cut into jobs of at most
-// gemmMC rows × gemmNC columns; a job scales its C block by beta, then for
-// every k block of gemmKC packs op(B) into nr-column panels and alpha·op(A)
-// into mr-row panels and sweeps the micro-kernel over them: an A panel
-// (mr×kc) stays in L1 while the kc×nc B block stays in L2.
+// Blocked float32 GEMM (the Goto/BLIS scheme). C is cut into jobs (only as
+// many as the workers need to balance); a job scales its C block by beta,
+// then for every k block of gemmKC and every column block of at most gemmNC
+// sweeps the micro-kernel over mr-row panels of op(A) and nr-column panels
+// of op(B): an A panel stays in L1 while the kc × nc B block stays in L2.
+//
+// The kernel reads an operand in place where its layout allows — A as
+// stored (rows along k), B stored k × n — and from packed panels
+// otherwise: a stored Aᵀ or an alpha ≠ 1 is packed gemmMCSub rows at a
+// time, a stored Bᵀ one column block at a time. Packing everything, as
+// BLIS does, cost 10–15 % of the products here: with 2d ≤ 1600 every
+// packed element serves only a few hundred FLOPs, and a whole job's packed
+// A (1227 rows × kc) pushed the B block out of L2.
 //
 // The micro-kernel accumulates straight into C (from zero in the first k
 // block when beta = 0), so every element is beta·c + Σ_p (alpha·a_ip)·b_pj
-// summed in order of p by the same kernel code, whatever the job split or
-// thread count: results are deterministic. Edge tiles run the same kernel
-// on a padded copy.
+// summed in order of p by the same kernel code, whatever the job split,
+// thread count or operand layout: results are deterministic. Edge tiles
+// run the same kernel on zero-padded copies.
 const (
-	gemmKC = 256
-	gemmMC = 1024
-	gemmNC = 512
-	// With few rows a B panel is reused only a few times, so an L2-sized
-	// B block buys little; wide blocks instead let packing read long runs
-	// of each row of a B stored k×n (scoring a query block against all
-	// entities). Stored n×k, B is read along k anyway: no gain there.
-	gemmFewRows = 256
-	gemmNCWide  = 4096
+	gemmKC    = 256
+	gemmNC    = 512
+	gemmMCSub = 64 // rows of A packed at a time: 64 KB, beside the B block in L2
 )
 
 // gemmKernel is a micro-kernel, its tile size and the packers that feed it.
 type gemmKernel struct {
 	mr, nr int
-	// micro adds Σ_p a[p·mr+r]·b[p·nr+j], p < k, to the mr×nr tile of c
-	// with row stride ldc; with load false it starts from zero instead of
+	// micro adds Σ_p a[r·ar + p·ap]·b[p·bp + j], p < k, to the mr×nr tile of
+	// c with row stride ldc; with load false it starts from zero instead of
 	// reading c (the same bits as adding to a cleared tile).
-	micro func(k int, a, b, c []float32, ldc int, load bool)
+	micro func(k int, a []float32, ar, ap int, b []float32, bp int, c []float32, ldc int, load bool)
 	// packA and packB lay out the operands; nil means the scalar packers.
 	packA func(dst, a []float32, lda int, trans bool, i0, mc, p0, kc int, alpha float32)
 	packB func(dst, b []float32, ldb int, trans bool, p0, kc, j0, nc int)
@@ -39,7 +41,24 @@ type gemmKernel struct {
 	small *smallKernels
 }
 
-type gemmScratch struct{ a, b, tile []float32 }
+// opA is a block of op(A) as the micro-kernel reads it: the panel of rows
+// from i0 + q starts at d[q·off], its element (r, p) at r·ar + p·ap.
+// Packed panels (off kc, ar 1, ap mr) are zero-padded to whole panels.
+type opA struct {
+	d           []float32
+	off, ar, ap int
+	packed      bool
+}
+
+// opB is a block of op(B): the panel of columns from j0 + q starts at
+// d[q·off], its row p at p·bp.
+type opB struct {
+	d       []float32
+	off, bp int
+	packed  bool
+}
+
+type gemmScratch struct{ a, b, tile, edgeA, edgeB []float32 }
 
 var gemmPool = sync.Pool{New: func() any { return new(gemmScratch) }}
 
@@ -50,18 +69,14 @@ func grow(s []float32, n int) []float32 {
 	return s[:n]
 }
 
-// gemmSplit cuts the m×n result into rows×cols jobs of whole panels, at
-// most gemmMC×gemmNC (gemmNCWide for few rows and B stored k×n), and at
-// least 2 per worker when the panels allow, so the dynamic schedule can
-// balance. The split changes no result bit.
-func gemmSplit(m, n, mr, nr, w int, transB bool) (rows, cols int) {
+// gemmSplit cuts the m×n result into rows×cols jobs of whole panels: one
+// for one worker, else at least 2 per worker when the panels allow, so the
+// dynamic schedule can balance. Column jobs come first: each row job packs
+// its own copy of a packed B. The split changes no result bit.
+func gemmSplit(m, n, mr, nr, w int) (rows, cols int) {
 	pm, pn := (m+mr-1)/mr, (n+nr-1)/nr
-	nc := gemmNC
-	if m <= gemmFewRows && !transB {
-		nc = gemmNCWide
-	}
-	rows, cols = (m+gemmMC-1)/gemmMC, (n+nc-1)/nc
-	for rows*cols < 2*w {
+	rows, cols = 1, 1
+	for w > 1 && rows*cols < 2*w {
 		switch {
 		case pn >= 2*(cols+1):
 			cols++
@@ -87,7 +102,7 @@ func gemm32(w int, kern *gemmKernel, transA, transB bool, m, n, k int, alpha flo
 	}
 	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
-	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, transB)
+	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w)
 	g.pm, g.pn = (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
 	jobs := g.rows * g.cols
 	if w = min(w, jobs); w <= 1 {
@@ -126,15 +141,25 @@ type gemmCall struct {
 	rows, cols, pm, pn int
 }
 
-// scratch takes pack buffers big enough for any job of g from the pool.
+// scratch takes buffers big enough for any job of g from the pool.
 func (g *gemmCall) scratch() *gemmScratch {
 	s := gemmPool.Get().(*gemmScratch)
-	kc := min(g.k, gemmKC)
-	s.a = grow(s.a, (g.pm+g.rows-1)/g.rows*g.kern.mr*kc)
-	s.b = grow(s.b, (g.pn+g.cols-1)/g.cols*g.kern.nr*kc)
-	s.tile = grow(s.tile, g.kern.mr*g.kern.nr)
+	mr, nr, kc := g.kern.mr, g.kern.nr, min(g.k, gemmKC)
+	if g.packsA() {
+		s.a = grow(s.a, gemmMCSub*kc)
+	}
+	if g.transB {
+		s.b = grow(s.b, (gemmNC+nr)*kc)
+	}
+	s.tile = grow(s.tile, mr*nr)
+	s.edgeA = grow(s.edgeA, mr*kc)
+	s.edgeB = grow(s.edgeB, nr*kc)
 	return s
 }
+
+// packsA reports whether g packs op(A): a stored Aᵀ would be read one
+// float of every cache line per k step, and alpha has to be applied.
+func (g *gemmCall) packsA() bool { return g.transA || g.alpha != 1 }
 
 // job computes the C block of one job: beta·C, then the k blocks in order.
 func (g *gemmCall) job(s *gemmScratch, job int) {
@@ -149,44 +174,90 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 	if g.beta != 0 {
 		scaleBlock(g.c[i0*g.ldc:], g.ldc, i1-i0, j0, j1, g.beta)
 	} // else the first k block overwrites C
+	// Column blocks of whole panels, as even as gemmNC allows.
+	pn := (j1 - j0 + nr - 1) / nr
+	nb := (pn*nr + gemmNC - 1) / gemmNC
 	for pc := 0; pc < g.k; pc += gemmKC {
 		kc := min(gemmKC, g.k-pc)
-		if kern.packB != nil {
-			kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0)
-		} else {
-			packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, j0, j1-j0, nr)
+		load := pc > 0 || g.beta != 0
+		for q := range nb {
+			jb, je := j0+q*pn/nb*nr, min(j0+(q+1)*pn/nb*nr, j1)
+			var b opB
+			if g.transB {
+				if kern.packB != nil {
+					kern.packB(s.b, g.b, g.ldb, true, pc, kc, jb, je-jb)
+				} else {
+					packBGo(s.b, g.b, g.ldb, true, pc, kc, jb, je-jb, nr)
+				}
+				b = opB{d: s.b, off: kc, bp: nr, packed: true}
+			} else {
+				b = opB{d: g.b[pc*g.ldb+jb:], off: 1, bp: g.ldb}
+			}
+			if !g.packsA() {
+				a := opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
+				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, i0, i1, jb, je, load)
+				continue
+			}
+			for ib := i0; ib < i1; ib += gemmMCSub {
+				ie := min(ib+gemmMCSub, i1)
+				if kern.packA != nil {
+					kern.packA(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, g.alpha)
+				} else {
+					packAGo(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, mr, g.alpha)
+				}
+				a := opA{d: s.a, off: kc, ar: 1, ap: mr, packed: true}
+				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, ib, ie, jb, je, load)
+			}
 		}
-		if kern.packA != nil {
-			kern.packA(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, g.alpha)
-		} else {
-			packAGo(s.a, g.a, g.lda, g.transA, i0, i1-i0, pc, kc, mr, g.alpha)
-		}
-		gemmBlock(kern, kc, s.a, s.b, s.tile, g.c, g.ldc, i0, i1, j0, j1, pc > 0 || g.beta != 0)
 	}
 }
 
-// gemmBlock runs the micro-kernel over the packed block C[i0:i1, j0:j1],
-// adding to C (load) or overwriting it.
-func gemmBlock(kern *gemmKernel, kc int, ap, bp, tile, c []float32, ldc, i0, i1, j0, j1 int, load bool) {
+// gemmBlock runs the micro-kernel over the block C[i0:i1, j0:j1] with a k
+// block of kc, adding to C (load) or overwriting it. A partial last panel
+// read in place is copied, zero-padded, into s's edge buffers (the kernel
+// reads whole panels); partial C tiles go through s.tile.
+func gemmBlock(kern *gemmKernel, kc int, a opA, b opB, s *gemmScratch, c []float32, ldc, i0, i1, j0, j1 int, load bool) {
 	mr, nr := kern.mr, kern.nr
+	if jl := j0 + (j1-j0)/nr*nr; jl < j1 && !b.packed {
+		edge := s.edgeB[:kc*nr]
+		clear(edge)
+		src := b.d[(jl-j0)*b.off:]
+		for p := range kc {
+			copy(edge[p*nr:p*nr+j1-jl], src[p*b.bp:])
+		}
+	}
 	for ir := i0; ir < i1; ir += mr {
-		apan := ap[(ir-i0)*kc : (ir-i0+mr)*kc]
-		full := ir+mr <= i1
+		rows := min(mr, i1-ir)
+		pa, ar, ap := a.d[(ir-i0)*a.off:], a.ar, a.ap
+		if rows < mr && !a.packed {
+			edge := s.edgeA[:kc*mr]
+			clear(edge)
+			for r := range rows {
+				for p := range kc {
+					edge[p*mr+r] = pa[r*ar+p*ap]
+				}
+			}
+			pa, ar, ap = edge, 1, mr
+		}
 		for jr := j0; jr < j1; jr += nr {
-			bpan := bp[(jr-j0)*kc : (jr-j0+nr)*kc]
-			if full && jr+nr <= j1 {
-				kern.micro(kc, apan, bpan, c[ir*ldc+jr:], ldc, load)
+			cols := min(nr, j1-jr)
+			pb, bp := b.d[(jr-j0)*b.off:], b.bp
+			if cols < nr && !b.packed {
+				pb, bp = s.edgeB, nr
+			}
+			if rows == mr && cols == nr {
+				kern.micro(kc, pa, ar, ap, pb, bp, c[ir*ldc+jr:], ldc, load)
 				continue
 			}
 			// Edge tile: same kernel on a zero-padded copy.
-			rows, cols := min(mr, i1-ir), min(nr, j1-jr)
+			tile := s.tile
 			if load {
 				clear(tile)
 				for r := range rows {
 					copy(tile[r*nr:r*nr+cols], c[(ir+r)*ldc+jr:])
 				}
 			}
-			kern.micro(kc, apan, bpan, tile, nr, load)
+			kern.micro(kc, pa, ar, ap, pb, bp, tile, nr, load)
 			for r := range rows {
 				copy(c[(ir+r)*ldc+jr:(ir+r)*ldc+jr+cols], tile[r*nr:])
 			}

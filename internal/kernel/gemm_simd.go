@@ -8,16 +8,17 @@ import (
 )
 
 // Register micro-kernels: 4 rows × 2 vectors = 8 accumulators, the most the
-// compiler keeps in registers (ENGINE-NOTES). Loads go through unsafe
-// offsets from the panel starts, checked once up front, so the loop carries
-// no bounds checks; every offset stays inside the panels.
+// compiler keeps in registers (ENGINE-NOTES). The panels are strided (see
+// gemmKernel.micro), so A can be read in place. Loads go through unsafe
+// offsets from the panel starts, the last one checked up front, so the loop
+// carries no bounds checks; every offset stays inside the panels.
 
 // microAVX512 is the 4×32 kernel (two Float32x16 per row).
-func microAVX512(k int, a, b, c []float32, ldc int, load bool) {
+func microAVX512(k int, a []float32, ar, ap int, b []float32, bp int, c []float32, ldc int, load bool) {
 	if k <= 0 {
 		return // gemmBlock never asks for an empty sum
 	}
-	_, _, _ = a[4*k-1], b[32*k-1], c[3*ldc+31]
+	_, _, _ = a[3*ar+(k-1)*ap], b[(k-1)*bp+31], c[3*ldc+31]
 	pc := unsafe.Pointer(unsafe.SliceData(c))
 	row := uintptr(ldc) * 4
 	var c00, c01, c10, c11, c20, c21, c30, c31 archsimd.Float32x16
@@ -31,25 +32,26 @@ func microAVX512(k int, a, b, c []float32, ldc int, load bool) {
 		c30 = archsimd.LoadFloat32x16((*[16]float32)(unsafe.Add(pc, 3*row)))
 		c31 = archsimd.LoadFloat32x16((*[16]float32)(unsafe.Add(pc, 3*row+64)))
 	}
-	pa := unsafe.Pointer(unsafe.SliceData(a))
-	pb := unsafe.Pointer(unsafe.SliceData(b))
-	for p := range k {
-		qa := unsafe.Add(pa, p*16)
-		qb := unsafe.Add(pb, p*128)
+	qa := unsafe.Pointer(unsafe.SliceData(a))
+	qb := unsafe.Pointer(unsafe.SliceData(b))
+	ar1, ap1, bp1 := uintptr(ar)*4, uintptr(ap)*4, uintptr(bp)*4
+	ar2, ar3 := 2*ar1, 3*ar1
+	for range k {
 		b0 := archsimd.LoadFloat32x16((*[16]float32)(qb))
 		b1 := archsimd.LoadFloat32x16((*[16]float32)(unsafe.Add(qb, 64)))
 		a0 := archsimd.BroadcastFloat32x16(*(*float32)(qa))
 		c00 = a0.MulAdd(b0, c00)
 		c01 = a0.MulAdd(b1, c01)
-		a1 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, 4)))
+		a1 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, ar1)))
 		c10 = a1.MulAdd(b0, c10)
 		c11 = a1.MulAdd(b1, c11)
-		a2 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, 8)))
+		a2 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, ar2)))
 		c20 = a2.MulAdd(b0, c20)
 		c21 = a2.MulAdd(b1, c21)
-		a3 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, 12)))
+		a3 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, ar3)))
 		c30 = a3.MulAdd(b0, c30)
 		c31 = a3.MulAdd(b1, c31)
+		qa, qb = unsafe.Add(qa, ap1), unsafe.Add(qb, bp1)
 	}
 	c00.Store((*[16]float32)(pc))
 	c01.Store((*[16]float32)(unsafe.Add(pc, 64)))
@@ -62,11 +64,11 @@ func microAVX512(k int, a, b, c []float32, ldc int, load bool) {
 }
 
 // microAVX2 is the 4×16 kernel (two Float32x8 per row).
-func microAVX2(k int, a, b, c []float32, ldc int, load bool) {
+func microAVX2(k int, a []float32, ar, ap int, b []float32, bp int, c []float32, ldc int, load bool) {
 	if k <= 0 {
 		return // gemmBlock never asks for an empty sum
 	}
-	_, _, _ = a[4*k-1], b[16*k-1], c[3*ldc+15]
+	_, _, _ = a[3*ar+(k-1)*ap], b[(k-1)*bp+15], c[3*ldc+15]
 	pc := unsafe.Pointer(unsafe.SliceData(c))
 	row := uintptr(ldc) * 4
 	var c00, c01, c10, c11, c20, c21, c30, c31 archsimd.Float32x8
@@ -80,25 +82,26 @@ func microAVX2(k int, a, b, c []float32, ldc int, load bool) {
 		c30 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(pc, 3*row)))
 		c31 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(pc, 3*row+32)))
 	}
-	pa := unsafe.Pointer(unsafe.SliceData(a))
-	pb := unsafe.Pointer(unsafe.SliceData(b))
-	for p := range k {
-		qa := unsafe.Add(pa, p*16)
-		qb := unsafe.Add(pb, p*64)
+	qa := unsafe.Pointer(unsafe.SliceData(a))
+	qb := unsafe.Pointer(unsafe.SliceData(b))
+	ar1, ap1, bp1 := uintptr(ar)*4, uintptr(ap)*4, uintptr(bp)*4
+	ar2, ar3 := 2*ar1, 3*ar1
+	for range k {
 		b0 := archsimd.LoadFloat32x8((*[8]float32)(qb))
 		b1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(qb, 32)))
 		a0 := archsimd.BroadcastFloat32x8(*(*float32)(qa))
 		c00 = a0.MulAdd(b0, c00)
 		c01 = a0.MulAdd(b1, c01)
-		a1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, 4)))
+		a1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, ar1)))
 		c10 = a1.MulAdd(b0, c10)
 		c11 = a1.MulAdd(b1, c11)
-		a2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, 8)))
+		a2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, ar2)))
 		c20 = a2.MulAdd(b0, c20)
 		c21 = a2.MulAdd(b1, c21)
-		a3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, 12)))
+		a3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, ar3)))
 		c30 = a3.MulAdd(b0, c30)
 		c31 = a3.MulAdd(b1, c31)
+		qa, qb = unsafe.Add(qa, ap1), unsafe.Add(qb, bp1)
 	}
 	c00.Store((*[8]float32)(pc))
 	c01.Store((*[8]float32)(unsafe.Add(pc, 32)))

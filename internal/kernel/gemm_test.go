@@ -21,6 +21,7 @@ func gemmCases() []gemmCase {
 	shapes := [][3]int{
 		{1, 1, 1}, {4, 32, 8}, {3, 5, 7}, {5, 17, 1}, {17, 33, 31}, {33, 31, 64},
 		{8, 300, 40}, {300, 7, 19}, {67, 100, 257}, {130, 270, 600}, {1, 520, 33}, {260, 3, 70},
+		{70, 1100, 300}, // several column blocks (gemmNC), k blocks and edges
 	}
 	for i, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
@@ -140,6 +141,9 @@ func TestGemmDeterministic(t *testing.T) {
 		for _, tc := range []gemmCase{
 			{m: 300, n: 530, k: 300, alpha: 1, beta: 0.5},
 			{ta: true, tb: true, m: 70, n: 900, k: 270, pad: 3, alpha: 2},
+			{m: 301, n: 1030, k: 300, pad: 1, alpha: 1},            // A and B read in place
+			{tb: true, m: 301, n: 1030, k: 300, alpha: 1},          // B packed
+			{ta: true, m: 301, n: 1030, k: 300, alpha: 1, beta: 1}, // A packed
 		} {
 			r := rand.New(rand.NewPCG(7, 7))
 			a, lda, b, ldb, c, ldc := tc.operands(r)

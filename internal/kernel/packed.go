@@ -134,8 +134,12 @@ func (g *packedCall) do(lo, hi int) {
 	s := gemmPool.Get().(*gemmScratch)
 	kern, p, mr := g.kern, g.p, g.kern.mr
 	pm := (g.m + mr - 1) / mr
-	s.a = grow(s.a, pm*mr*min(p.k, gemmKC))
+	kc0 := min(p.k, gemmKC)
+	if g.alpha != 1 {
+		s.a = grow(s.a, pm*mr*kc0)
+	}
 	s.tile = grow(s.tile, mr*p.nr)
+	s.edgeA = grow(s.edgeA, mr*kc0)
 	for job := lo; job < hi; job++ {
 		j0 := job * g.pn / g.jobs * p.nr
 		j1 := min((job+1)*g.pn/g.jobs*p.nr, p.n)
@@ -148,16 +152,21 @@ func (g *packedCall) do(lo, hi int) {
 		}
 		for pc := 0; pc < p.k; pc += gemmKC {
 			kc := min(gemmKC, p.k-pc)
-			if kern.packA != nil {
-				kern.packA(s.a, g.a, g.lda, false, 0, g.m, pc, kc, g.alpha)
-			} else {
-				packAGo(s.a, g.a, g.lda, false, 0, g.m, pc, kc, mr, g.alpha)
+			// A is read in place unless alpha has to be applied.
+			a := opA{d: g.a[pc:], off: g.lda, ar: g.lda, ap: 1}
+			if g.alpha != 1 {
+				if kern.packA != nil {
+					kern.packA(s.a, g.a, g.lda, false, 0, g.m, pc, kc, g.alpha)
+				} else {
+					packAGo(s.a, g.a, g.lda, false, 0, g.m, pc, kc, mr, g.alpha)
+				}
+				a = opA{d: s.a, off: kc, ar: 1, ap: mr, packed: true}
 			}
 			// Column chunks whose panels stay in L2 while every row
 			// block of A passes over them.
 			for jc := j0; jc < j1; jc += packedChunk {
-				bp := p.panels[pc*p.nPad()+jc*kc:]
-				gemmBlock(kern, kc, s.a, bp, s.tile, g.c, g.ldc, 0, g.m, jc, min(jc+packedChunk, j1), pc > 0 || g.beta != 0)
+				b := opB{d: p.panels[pc*p.nPad()+jc*kc:], off: kc, bp: p.nr, packed: true}
+				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, 0, g.m, jc, min(jc+packedChunk, j1), pc > 0 || g.beta != 0)
 			}
 		}
 	}
