@@ -9,9 +9,9 @@ import (
 // TestStepAllocations checks that a training step does not allocate per
 // query: once buffer sizes have settled, a step of 32 queries allocates no
 // more than a step of 8 (only per-call goroutine bookkeeping remains: the
-// parallel loops and the α and β nets run side by side). It
-// runs in float64, whose kernels are the allocation-free reference loops,
-// so it counts this package only.
+// parallel loops, the α and β nets run side by side, the halves of values
+// handled concurrently). It runs in float64, whose kernels are the
+// allocation-free reference loops, so it counts this package only.
 func TestStepAllocations(t *testing.T) {
 	cfg := tinyConfig(UnionMoment)
 	cfg.UnionDropout = 0.1
@@ -34,7 +34,7 @@ func TestStepAllocations(t *testing.T) {
 	}
 	small, large := count(8), count(32)
 	t.Logf("allocations per step: %v with 8 queries per structure, %v with 32", small, large)
-	if large > small || small > 32 {
+	if large > small || small > 40 {
 		t.Errorf("allocations per step: %v with 8 queries per structure, %v with 32", small, large)
 	}
 }

@@ -10,22 +10,34 @@ func (n *anchorNode[T]) forward(e *exec[T]) {
 	d := e.m.cfg.Dim
 	tab := e.m.params[e.m.entity].Data
 	v := &e.r.vals[n.out]
-	for b := 0; b < e.r.rows; b++ {
-		row := tab[e.id(b, n.slot)*2*d:]
-		copy(v.a[b*d:(b+1)*d], row[:d])
-		copy(v.b[b*d:(b+1)*d], row[d:2*d])
-	}
+	eachHalf(e.r.rows*d, func(beta bool) {
+		dst, off := v.a, 0
+		if beta {
+			dst, off = v.b, d
+		}
+		for b := 0; b < e.r.rows; b++ {
+			row := tab[e.id(b, n.slot)*2*d+off:]
+			copy(dst[b*d:(b+1)*d], row[:d])
+		}
+	})
 }
 
 func (n *anchorNode[T]) backward(e *exec[T]) {
 	d := e.m.cfg.Dim
 	g := e.m.grad(e.m.entity)
 	v := &e.r.vals[n.out]
-	for b := 0; b < e.r.rows; b++ {
-		row := g[e.id(b, n.slot)*2*d:]
-		add(row[:d], v.da[b*d:(b+1)*d])
-		add(row[d:2*d], v.db[b*d:(b+1)*d])
-	}
+	// Rows repeat (one entity anchors many queries), so the cores split
+	// the halves of each row rather than the rows.
+	eachHalf(e.r.rows*d, func(beta bool) {
+		src, off := v.da, 0
+		if beta {
+			src, off = v.db, d
+		}
+		for b := 0; b < e.r.rows; b++ {
+			row := g[e.id(b, n.slot)*2*d+off:]
+			add(row[:d], src[b*d:(b+1)*d])
+		}
+	})
 }
 
 // add sets dst += src.

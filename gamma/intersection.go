@@ -68,16 +68,22 @@ func (n *intersectNode[T]) forward(e *exec[T]) {
 	n.b.prepare(m.interB, k*rows)
 	n.b.acts[0] = n.a.acts[0]
 	stackInputs(e, n.in, n.a.input())
-	m.sideBySide(inferProd(e.train), k*rows,
-		func(pm prod) { m.mlpForward(m.interA, &n.a, k*rows, pm) },
-		func(pm prod) { m.mlpForward(m.interB, &n.b, k*rows, pm) })
-	n.wa = append(n.wa[:0], n.a.output()...)
-	n.wb = append(n.wb[:0], n.b.output()...)
-	softmaxInputs(n.wa, k, rows*d)
-	softmaxInputs(n.wb, k, rows*d)
 	out := &e.r.vals[n.out]
-	weightedSum(out.a[:rows*d], n.wa, e, n.in, func(v *value[T]) []T { return v.a })
-	weightedSum(out.b[:rows*d], n.wb, e, n.in, func(v *value[T]) []T { return v.b })
+	// Each side finishes its half of the output: the attention weights
+	// and the weighted sum run on both cores too.
+	m.sideBySide(inferProd(e.train), k*rows,
+		func(pm prod) {
+			m.mlpForward(m.interA, &n.a, k*rows, pm)
+			n.wa = append(n.wa[:0], n.a.output()...)
+			softmaxInputs(n.wa, k, rows*d)
+			weightedSum(out.a[:rows*d], n.wa, e, n.in, func(v *value[T]) []T { return v.a })
+		},
+		func(pm prod) {
+			m.mlpForward(m.interB, &n.b, k*rows, pm)
+			n.wb = append(n.wb[:0], n.b.output()...)
+			softmaxInputs(n.wb, k, rows*d)
+			weightedSum(out.b[:rows*d], n.wb, e, n.in, func(v *value[T]) []T { return v.b })
+		})
 }
 
 // weightedSum sets dst = Σᵢ wᵢ ⊙ xᵢ over the inputs.
@@ -120,20 +126,29 @@ func (n *intersectNode[T]) backward(e *exec[T]) {
 	m.sideBySide(0, k*rows,
 		func(pm prod) { side(sa, m.interA, &n.a, n.wa, out.da, true, pm) },
 		func(pm prod) { side(sb, m.interB, &n.b, n.wb, out.db, false, pm) })
-	addStacked(e, n.in, sa.bufs[1])
-	addStacked(e, n.in, sb.bufs[1])
+	addStacked(e, n.in, sa.bufs[1], sb.bufs[1])
 }
 
-// addStacked adds the gradient of the stacked inputs [αᵢ; βᵢ] to the
-// inputs' gradients.
-func addStacked[T kernel.Float](e *exec[T], ins []int, dx []T) {
+// addStacked adds the gradients of the stacked inputs [αᵢ; βᵢ] that the α
+// net (dxa) and then the β net (dxb) computed to the inputs' gradients.
+func addStacked[T kernel.Float](e *exec[T], ins []int, dxa, dxb []T) {
 	rows, d := e.r.rows, e.m.cfg.Dim
-	for i, v := range ins {
-		val := &e.r.vals[v]
-		for r := 0; r < rows; r++ {
-			row := dx[(i*rows+r)*2*d:]
-			add(val.da[r*d:(r+1)*d], row[:d])
-			add(val.db[r*d:(r+1)*d], row[d:2*d])
+	eachHalf(len(ins)*rows*d, func(beta bool) {
+		off := 0
+		if beta {
+			off = d
 		}
-	}
+		for i, v := range ins {
+			val := &e.r.vals[v]
+			dst := val.da
+			if beta {
+				dst = val.db
+			}
+			for r := 0; r < rows; r++ {
+				x := (i*rows+r)*2*d + off
+				add(dst[r*d:(r+1)*d], dxa[x:x+d])
+				add(dst[r*d:(r+1)*d], dxb[x:x+d])
+			}
+		}
+	})
 }

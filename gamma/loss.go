@@ -186,12 +186,17 @@ func (w *Workspace[T]) Backward() error {
 		return errNoForward
 	}
 	t.pending = false
-	for _, r := range t.runs {
-		for i := range r.vals {
-			clear(r.vals[i].da)
-			clear(r.vals[i].db)
+	eachHalf(t.rows*w.m.cfg.Dim, func(beta bool) {
+		for _, r := range t.runs {
+			for i := range r.vals {
+				if beta {
+					clear(r.vals[i].db)
+				} else {
+					clear(r.vals[i].da)
+				}
+			}
 		}
-	}
+	})
 	w.entityBackward()
 	w.queryBackward()
 	w.backward(t.runs)

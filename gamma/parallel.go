@@ -41,3 +41,23 @@ func parts[T any](bufs *[maxParts][]T, n int) *[maxParts][]T {
 	}
 	return bufs
 }
+
+// eachHalf runs f for the α half (beta false) and the β half of the values
+// of a pass concurrently, when there are two cores and n (the elements
+// each half touches) pays for a goroutine; f must write only its half.
+func eachHalf(n int, f func(beta bool)) {
+	if n < halvesMin || runtime.GOMAXPROCS(0) < 2 {
+		f(false)
+		f(true)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { f(true) })
+	f(false)
+	wg.Wait()
+}
+
+// halvesMin is the work below which eachHalf stays on one goroutine (a
+// goroutine's hand-off costs about as much as adding a few thousand
+// floats).
+const halvesMin = 1 << 13

@@ -167,8 +167,7 @@ func (n *unionNode[T]) backward(e *exec[T]) {
 	m.sideBySide(0, k*rows,
 		func(pm prod) { side(sa, m.unionA, &n.a, dla, n.dropA, pm) },
 		func(pm prod) { side(sb, m.unionB, &n.b, dlb, n.dropB, pm) })
-	addStacked(e, n.in, sa.bufs[0])
-	addStacked(e, n.in, sb.bufs[0])
+	addStacked(e, n.in, sa.bufs[0], sb.bufs[0])
 }
 
 // softmaxBackward64 is softmaxInputsBackward with the weights' gradient dw

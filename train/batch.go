@@ -22,7 +22,14 @@ type Part struct {
 }
 
 // Batch is a training batch grouped by structure, in a fixed group order.
-type Batch struct{ Parts []*Part }
+// Positive, Negative and Weight are those of all parts in order (a part's
+// are slices of them), as gamma.Batch takes them.
+type Batch struct {
+	Parts    []*Part
+	Positive []int32
+	Negative []int32
+	Weight   []float64
+}
 
 // Size is the number of queries in the batch.
 func (b *Batch) Size() int {
@@ -115,23 +122,31 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 	}
 	// Group by structure in group order so batches are deterministic.
 	slices.SortStableFunc(picked, func(a, b ref) int { return int(a.group - b.group) })
-	b := &Batch{}
-	var cur *Part
-	curGroup := int32(-1)
-	for _, r := range picked {
-		if r.group != curGroup {
-			cur = &Part{Group: s.groups[r.group]}
-			b.Parts = append(b.Parts, cur)
-			curGroup = r.group
+	b := &Batch{
+		Positive: make([]int32, 0, n),
+		Negative: make([]int32, 0, n*s.negatives),
+		Weight:   make([]float64, 0, n),
+	}
+	for i := 0; i < len(picked); {
+		j := i
+		for j < len(picked) && picked[j].group == picked[i].group {
+			j++
 		}
-		g := cur.Group
-		row := int(r.row)
-		ans := g.Answers(row)
-		cur.Rows = append(cur.Rows, row)
-		cur.IDs = append(cur.IDs, g.Row(row)...)
-		cur.Positive = append(cur.Positive, ans[rng.IntN(len(ans))])
-		cur.Weight = append(cur.Weight, math.Sqrt(1/(4+float64(len(ans)))))
-		cur.Negative = s.appendNegatives(cur.Negative, ans, rng)
+		g := s.groups[picked[i].group]
+		p := &Part{Group: g, Rows: make([]int, 0, j-i), IDs: make([]int32, 0, (j-i)*g.Slots)}
+		p0, n0, w0 := len(b.Positive), len(b.Negative), len(b.Weight)
+		for _, r := range picked[i:j] {
+			row := int(r.row)
+			ans := g.Answers(row)
+			p.Rows = append(p.Rows, row)
+			p.IDs = append(p.IDs, g.Row(row)...)
+			b.Positive = append(b.Positive, ans[rng.IntN(len(ans))])
+			b.Weight = append(b.Weight, math.Sqrt(1/(4+float64(len(ans)))))
+			b.Negative = s.appendNegatives(b.Negative, ans, rng)
+		}
+		p.Positive, p.Negative, p.Weight = b.Positive[p0:], b.Negative[n0:], b.Weight[w0:]
+		b.Parts = append(b.Parts, p)
+		i = j
 	}
 	return b
 }

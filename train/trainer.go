@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/gammae/gammae/checkpoint"
@@ -58,13 +59,25 @@ type Summary struct {
 const maxSkipped = 50
 
 // nonFinite returns the name of the first parameter whose gradient holds a
-// NaN or an infinity (or overflows when squared), or "".
+// NaN or an infinity (or overflows when squared), or "". Two goroutines
+// check a half of every gradient each: one core alone does not saturate
+// the memory bandwidth this pass needs.
 func nonFinite(m *gamma.Model[float32], grads [][]float32) string {
-	for i, g := range grads {
-		if g == nil {
-			continue
+	var bad [2][]bool
+	check := func(h int) {
+		bad[h] = make([]bool, len(grads))
+		for i, g := range grads {
+			g = g[h*len(g)/2 : (h+1)*len(g)/2]
+			s := float64(kernel.Dot(g, g))
+			bad[h][i] = math.IsNaN(s) || math.IsInf(s, 0)
 		}
-		if s := float64(kernel.Dot(g, g)); math.IsNaN(s) || math.IsInf(s, 0) {
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { check(1) })
+	check(0)
+	wg.Wait()
+	for i := range grads {
+		if bad[0][i] || bad[1][i] {
 			return m.Params()[i].Name
 		}
 	}
@@ -246,12 +259,9 @@ func (t *trainer) resume() error {
 // step runs one optimiser step on a batch of s and returns its loss.
 func (t *trainer) step(s *Stream) (float64, error) {
 	b := s.Next(t.cfg.Batch, t.rng)
-	gb := &gamma.Batch{Negatives: t.cfg.Negatives}
+	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Weight: b.Weight}
 	for _, p := range b.Parts {
 		gb.Groups = append(gb.Groups, gamma.Group{Program: t.progs[p.Group], IDs: p.IDs})
-		gb.Positive = append(gb.Positive, p.Positive...)
-		gb.Negative = append(gb.Negative, p.Negative...)
-		gb.Weight = append(gb.Weight, p.Weight...)
 	}
 	if !t.gradsZero {
 		t.model.ZeroGrad()
