@@ -8,13 +8,13 @@ import "sync"
 // sweeps the micro-kernel over mr-row panels of op(A) and nr-column panels
 // of op(B): an A panel stays in L1 while the kc × nc B block stays in L2.
 //
-// The kernel reads an operand in place where its layout allows — A as
-// stored (rows along k), B stored k × n — and from packed panels
-// otherwise: a stored Aᵀ or an alpha ≠ 1 is packed gemmMCSub rows at a
-// time, a stored Bᵀ one column block at a time. Packing everything, as
-// BLIS does, cost 10–15 % of the products here: with 2d ≤ 1600 every
-// packed element serves only a few hundred FLOPs, and a whole job's packed
-// A (1227 rows × kc) pushed the B block out of L2.
+// B is packed one column block at a time. A is read in place as stored
+// (rows along k) unless alpha ≠ 1; a stored Aᵀ is packed gemmMCSub rows at
+// a time. Packing A whole, as BLIS does, cost 5–10 % of the products here
+// (with 2d ≤ 1600 a packed element serves only a few hundred FLOPs), and a
+// job's packed A (1,227 rows × kc) pushed the B block out of L2. Reading B
+// in place as well measured 10–30 % slower on cold operands (rows of B
+// strided by ldb: a page per k step).
 //
 // The micro-kernel accumulates straight into C (from zero in the first k
 // block when beta = 0), so every element is beta·c + Σ_p (alpha·a_ip)·b_pj
@@ -51,14 +51,13 @@ type opA struct {
 }
 
 // opB is a block of op(B): the panel of columns from j0 + q starts at
-// d[q·off], its row p at p·bp.
+// d[q·off], its row p at p·bp; panels are zero-padded to nr columns.
 type opB struct {
 	d       []float32
 	off, bp int
-	packed  bool
 }
 
-type gemmScratch struct{ a, b, tile, edgeA, edgeB []float32 }
+type gemmScratch struct{ a, b, tile, edgeA []float32 }
 
 var gemmPool = sync.Pool{New: func() any { return new(gemmScratch) }}
 
@@ -148,12 +147,9 @@ func (g *gemmCall) scratch() *gemmScratch {
 	if g.packsA() {
 		s.a = grow(s.a, gemmMCSub*kc)
 	}
-	if g.transB {
-		s.b = grow(s.b, (gemmNC+nr)*kc)
-	}
+	s.b = grow(s.b, (gemmNC+nr)*kc)
 	s.tile = grow(s.tile, mr*nr)
 	s.edgeA = grow(s.edgeA, mr*kc)
-	s.edgeB = grow(s.edgeB, nr*kc)
 	return s
 }
 
@@ -182,17 +178,12 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 		load := pc > 0 || g.beta != 0
 		for q := range nb {
 			jb, je := j0+q*pn/nb*nr, min(j0+(q+1)*pn/nb*nr, j1)
-			var b opB
-			if g.transB {
-				if kern.packB != nil {
-					kern.packB(s.b, g.b, g.ldb, true, pc, kc, jb, je-jb)
-				} else {
-					packBGo(s.b, g.b, g.ldb, true, pc, kc, jb, je-jb, nr)
-				}
-				b = opB{d: s.b, off: kc, bp: nr, packed: true}
+			if kern.packB != nil {
+				kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, jb, je-jb)
 			} else {
-				b = opB{d: g.b[pc*g.ldb+jb:], off: 1, bp: g.ldb}
+				packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, jb, je-jb, nr)
 			}
+			b := opB{d: s.b, off: kc, bp: nr}
 			if !g.packsA() {
 				a := opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
 				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, i0, i1, jb, je, load)
@@ -213,19 +204,11 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 }
 
 // gemmBlock runs the micro-kernel over the block C[i0:i1, j0:j1] with a k
-// block of kc, adding to C (load) or overwriting it. A partial last panel
-// read in place is copied, zero-padded, into s's edge buffers (the kernel
+// block of kc, adding to C (load) or overwriting it. A partial last A
+// panel read in place is copied, zero-padded, into s.edgeA (the kernel
 // reads whole panels); partial C tiles go through s.tile.
 func gemmBlock(kern *gemmKernel, kc int, a opA, b opB, s *gemmScratch, c []float32, ldc, i0, i1, j0, j1 int, load bool) {
 	mr, nr := kern.mr, kern.nr
-	if jl := j0 + (j1-j0)/nr*nr; jl < j1 && !b.packed {
-		edge := s.edgeB[:kc*nr]
-		clear(edge)
-		src := b.d[(jl-j0)*b.off:]
-		for p := range kc {
-			copy(edge[p*nr:p*nr+j1-jl], src[p*b.bp:])
-		}
-	}
 	for ir := i0; ir < i1; ir += mr {
 		rows := min(mr, i1-ir)
 		pa, ar, ap := a.d[(ir-i0)*a.off:], a.ar, a.ap
@@ -242,9 +225,6 @@ func gemmBlock(kern *gemmKernel, kc int, a opA, b opB, s *gemmScratch, c []float
 		for jr := j0; jr < j1; jr += nr {
 			cols := min(nr, j1-jr)
 			pb, bp := b.d[(jr-j0)*b.off:], b.bp
-			if cols < nr && !b.packed {
-				pb, bp = s.edgeB, nr
-			}
 			if rows == mr && cols == nr {
 				kern.micro(kc, pa, ar, ap, pb, bp, c[ir*ldc+jr:], ldc, load)
 				continue
