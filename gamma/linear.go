@@ -141,31 +141,42 @@ func inferProd(train bool) prod {
 
 // sideBySide runs the α and β nets of an operator on rows inputs, fa and
 // fb, each given the product mode to use. With two cores or more the two
-// nets run concurrently, each with serial products: the pair keeps two
-// cores busy, their elementwise work included, without handing every
-// product's halves between the cores (measured: embedding a batch of eight
-// 3-hop queries at d=400 took 1.7 ms with each product split over the
-// cores, 1.0 ms side by side; a training iteration at d=400 0.78 s, 0.70 s
-// side by side). Nets whose products are large enough to split well run
-// one after the other on all cores (measured: side by side, an iteration at
-// d=800 took 3.6 s rather than 3.5 s).
+// nets run concurrently, so the elementwise work between products keeps
+// both cores busy too (measured: embedding a batch of eight 3-hop queries
+// at d=400 took 1.7 ms with one net after the other and each product split
+// over the cores, 1.0 ms side by side; a training iteration at d=400
+// 0.78 s, 0.70 s side by side).
+//
+// Small nets (answering a few queries) keep each product on their own
+// core: a hand-off would cost more than the product. Larger ones offer
+// their products to every core, so the core whose net finishes first —
+// the nets are equal, but a core shared with other work is not — helps
+// with the other's products instead of waiting for it. Measured with
+// iterations alternated within one run, on this shared 2-core machine: at
+// d=800 12–14 % faster than before (serial products side by side, the
+// nets of 512 rows and more one after the other on all cores) while the
+// machine was busy, 1–2 % when it was quiet; at d=400 within the noise.
 func (m *Model[T]) sideBySide(pm prod, rows int, fa, fb func(prod)) {
-	h := m.cfg.Hidden
-	if runtime.GOMAXPROCS(0) < 2 || float64(rows)*float64(h)*float64(h) > sideMaxWork {
+	if runtime.GOMAXPROCS(0) < 2 {
 		fa(pm)
 		fb(pm)
 		return
 	}
+	h := m.cfg.Hidden
+	if float64(rows)*float64(h)*float64(h) < sideShareWork {
+		pm |= prodSerial
+	}
 	var wg sync.WaitGroup
-	wg.Go(func() { fb(pm | prodSerial) })
-	fa(pm | prodSerial)
+	wg.Go(func() { fb(pm) })
+	fa(pm)
 	wg.Wait()
 }
 
-// sideMaxWork bounds rows·h² (a hidden layer's product) for nets run side
-// by side: above d=400's batch of 1,024 intersection inputs, below d=800's
-// 512 projection rows.
-const sideMaxWork = 1 << 30
+// sideShareWork is the least rows·h² (a hidden layer's product) for which
+// nets side by side share their products: above a batch of 16 queries
+// being answered at h=1,400, below a training batch's 170 3-hop queries
+// at h=800.
+const sideShareWork = 1 << 25
 
 // mulWT sets y[rows×n] = x[rows×k]·W[:, off:off+k]ᵀ for the weight
 // parameter w (n rows of stride ldw), with products as pm says.
