@@ -18,15 +18,19 @@ func microGo1x4(k int, a []float32, _, ap int, b []float32, bp int, c []float32,
 	if load {
 		c00, c01, c02, c03 = c0[0], c0[1], c0[2], c0[3]
 	}
-	qa, qb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
 	ap1, bp1 := uintptr(ap)*4, uintptr(bp)*4
+	// Byte offsets, not advanced pointers: a pointer one step past the
+	// panel's end would leave its allocation.
+	var oa, ob uintptr
 	for range k {
+		qa, qb := unsafe.Add(pa, oa), unsafe.Add(pb, ob)
 		a0 := *(*float32)(qa)
 		c00 += a0 * *(*float32)(qb)
 		c01 += a0 * *(*float32)(unsafe.Add(qb, 4))
 		c02 += a0 * *(*float32)(unsafe.Add(qb, 8))
 		c03 += a0 * *(*float32)(unsafe.Add(qb, 12))
-		qa, qb = unsafe.Add(qa, ap1), unsafe.Add(qb, bp1)
+		oa, ob = oa+ap1, ob+bp1
 	}
 	c0[0], c0[1], c0[2], c0[3] = c00, c01, c02, c03
 }

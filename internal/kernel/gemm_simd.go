@@ -32,11 +32,15 @@ func microAVX512(k int, a []float32, ar, ap int, b []float32, bp int, c []float3
 		c30 = archsimd.LoadFloat32x16((*[16]float32)(unsafe.Add(pc, 3*row)))
 		c31 = archsimd.LoadFloat32x16((*[16]float32)(unsafe.Add(pc, 3*row+64)))
 	}
-	qa := unsafe.Pointer(unsafe.SliceData(a))
-	qb := unsafe.Pointer(unsafe.SliceData(b))
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	pb := unsafe.Pointer(unsafe.SliceData(b))
 	ar1, ap1, bp1 := uintptr(ar)*4, uintptr(ap)*4, uintptr(bp)*4
 	ar2, ar3 := 2*ar1, 3*ar1
+	// Byte offsets, not advanced pointers: a pointer one step past the
+	// panel's end would leave its allocation.
+	var oa, ob uintptr
 	for range k {
+		qa, qb := unsafe.Add(pa, oa), unsafe.Add(pb, ob)
 		b0 := archsimd.LoadFloat32x16((*[16]float32)(qb))
 		b1 := archsimd.LoadFloat32x16((*[16]float32)(unsafe.Add(qb, 64)))
 		a0 := archsimd.BroadcastFloat32x16(*(*float32)(qa))
@@ -51,7 +55,7 @@ func microAVX512(k int, a []float32, ar, ap int, b []float32, bp int, c []float3
 		a3 := archsimd.BroadcastFloat32x16(*(*float32)(unsafe.Add(qa, ar3)))
 		c30 = a3.MulAdd(b0, c30)
 		c31 = a3.MulAdd(b1, c31)
-		qa, qb = unsafe.Add(qa, ap1), unsafe.Add(qb, bp1)
+		oa, ob = oa+ap1, ob+bp1
 	}
 	c00.Store((*[16]float32)(pc))
 	c01.Store((*[16]float32)(unsafe.Add(pc, 64)))
@@ -82,11 +86,15 @@ func microAVX2(k int, a []float32, ar, ap int, b []float32, bp int, c []float32,
 		c30 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(pc, 3*row)))
 		c31 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(pc, 3*row+32)))
 	}
-	qa := unsafe.Pointer(unsafe.SliceData(a))
-	qb := unsafe.Pointer(unsafe.SliceData(b))
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	pb := unsafe.Pointer(unsafe.SliceData(b))
 	ar1, ap1, bp1 := uintptr(ar)*4, uintptr(ap)*4, uintptr(bp)*4
 	ar2, ar3 := 2*ar1, 3*ar1
+	// Byte offsets, not advanced pointers: a pointer one step past the
+	// panel's end would leave its allocation.
+	var oa, ob uintptr
 	for range k {
+		qa, qb := unsafe.Add(pa, oa), unsafe.Add(pb, ob)
 		b0 := archsimd.LoadFloat32x8((*[8]float32)(qb))
 		b1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(qb, 32)))
 		a0 := archsimd.BroadcastFloat32x8(*(*float32)(qa))
@@ -101,7 +109,7 @@ func microAVX2(k int, a []float32, ar, ap int, b []float32, bp int, c []float32,
 		a3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Add(qa, ar3)))
 		c30 = a3.MulAdd(b0, c30)
 		c31 = a3.MulAdd(b1, c31)
-		qa, qb = unsafe.Add(qa, ap1), unsafe.Add(qb, bp1)
+		oa, ob = oa+ap1, ob+bp1
 	}
 	c00.Store((*[8]float32)(pc))
 	c01.Store((*[8]float32)(unsafe.Add(pc, 32)))
