@@ -5,9 +5,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gammae/gammae/internal/cputime"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/query"
 )
+
+// cpuTime is the process's CPU time, for the per-CPU-second rates.
+var cpuTime = cputime.Process
 
 // pathShapes and otherShapes are the two kinds of training batches: path
 // queries, and the intersection and negation structures.

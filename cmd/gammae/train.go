@@ -14,6 +14,7 @@ import (
 
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
+	"github.com/gammae/gammae/internal/cputime"
 	"github.com/gammae/gammae/progress"
 	"github.com/gammae/gammae/train"
 )
@@ -205,7 +206,7 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Datase
 	var cpu0 time.Duration
 	opts := train.Options{MaxIterations: n + 1, OnIteration: func(it int, _ float64) {
 		if it == 1 {
-			start, cpu0 = time.Now(), cpuTime()
+			start, cpu0 = time.Now(), cputime.Process()
 		}
 	}}
 	if _, err := train.Run(ctx, cfg, d, opts); err != nil {
@@ -213,7 +214,7 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Datase
 	}
 	per := time.Since(start).Seconds() / float64(n)
 	cpu := ""
-	if c := cpuTime() - cpu0; c > 0 {
+	if c := cputime.Process() - cpu0; c > 0 {
 		// CPU time per iteration: all cores' work, idle waits excluded.
 		cpu = fmt.Sprintf("; %.2f CPU-s", c.Seconds()/float64(n))
 	}

@@ -24,51 +24,14 @@ func benchLevels(b *testing.B, f func(b *testing.B)) {
 	}
 }
 
-// BenchmarkGemm runs the model's shapes: the MLP forward product, its two
-// backward products, and scoring a block of 128 (or 32) queries against all
-// FB15k-237 entities with the entity matrix stored either way.
+// BenchmarkGemm runs the model's shapes. The MLP products of a training
+// iteration (fb15k-237 preset), fwd x·Wᵀ (NT), dX dy·W (NN), dW dyᵀ·x
+// (TN): at d=400 (h=800) each net's products run on one core (GemmSerial)
+// beside the other net's, at d=800 (h=1600) on all cores; 1227 rows is a
+// batch's first projection level. Then scoring a block of 128 (or 32)
+// queries against all FB15k-237 entities with the entity matrix stored
+// either way.
 func BenchmarkGemm(b *testing.B) {
-	for _, s := range []struct {
-		name    string
-		ta, tb  bool
-		m, n, k int
-	}{
-		{"fwd_NN_512x1600x1600", false, false, 512, 1600, 1600},
-		{"dX_NT_512x1600x1600", false, true, 512, 1600, 1600},
-		{"dW_TN_1600x1600x512", true, false, 1600, 1600, 512},
-		{"score_NN_128x14505x1600", false, false, 128, 14505, 1600},
-		{"score_NT_128x14505x1600", false, true, 128, 14505, 1600},
-		{"score_NN_32x14505x1600", false, false, 32, 14505, 1600},
-		{"score_NT_32x14505x1600", false, true, 32, 14505, 1600},
-	} {
-		r := rand.New(rand.NewPCG(1, 1))
-		a, bm, c := randSlice(r, s.m*s.k), randSlice(r, s.k*s.n), make([]float32, s.m*s.n)
-		lda, ldb := s.k, s.n
-		if s.ta {
-			lda = s.m
-		}
-		if s.tb {
-			ldb = s.k
-		}
-		flop := 2 * float64(s.m) * float64(s.n) * float64(s.k)
-		b.Run(s.name, func(b *testing.B) {
-			benchLevels(b, func(b *testing.B) {
-				c0 := cpuTime()
-				for b.Loop() {
-					Gemm(s.ta, s.tb, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
-				}
-				report(b, flop*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
-			})
-		})
-	}
-}
-
-// BenchmarkGemmTraining runs the products of a training iteration (fb15k-237
-// preset): at d=400 (h=800) each net's products run serially on one core
-// (GemmSerial) beside the other net's; at d=800 (h=1600) a full batch's
-// products run on all cores. fwd is x·Wᵀ (NT), dX is dy·W (NN), dW is
-// dyᵀ·x (TN); 1227 rows is a path batch's first projection level.
-func BenchmarkGemmTraining(b *testing.B) {
 	for _, s := range []struct {
 		name    string
 		serial  bool
@@ -81,10 +44,16 @@ func BenchmarkGemmTraining(b *testing.B) {
 		{"d400_fwd_NT_512x800x800", true, false, true, 512, 800, 800},
 		{"d400_fwd_NT_1227x800x400", true, false, true, 1227, 800, 400},
 		{"d800_fwd_NT_512x1600x1600", false, false, true, 512, 1600, 1600},
+		{"d800_dX_NN_512x1600x1600", false, false, false, 512, 1600, 1600},
+		{"d800_dW_TN_1600x1600x512", false, true, false, 1600, 1600, 512},
 		{"d800_fwd_NT_1227x1600x1600", false, false, true, 1227, 1600, 1600},
 		{"d800_serial_fwd_NT_339x1600x1600", true, false, true, 339, 1600, 1600},
 		{"d800_serial_dX_NN_339x1600x1600", true, false, false, 339, 1600, 1600},
 		{"d800_serial_dW_TN_1600x1600x339", true, true, false, 1600, 1600, 339},
+		{"score_NN_128x14505x1600", false, false, false, 128, 14505, 1600},
+		{"score_NT_128x14505x1600", false, false, true, 128, 14505, 1600},
+		{"score_NN_32x14505x1600", false, false, false, 32, 14505, 1600},
+		{"score_NT_32x14505x1600", false, false, true, 32, 14505, 1600},
 	} {
 		r := rand.New(rand.NewPCG(1, 1))
 		a, bm, c := randSlice(r, s.m*s.k), randSlice(r, s.k*s.n), make([]float32, s.m*s.n)

@@ -4,7 +4,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gammae/gammae/internal/cputime"
 )
+
+// cpuTime is the process's CPU time, for the per-CPU-second rates.
+var cpuTime = cputime.Process
 
 // eachLevel runs f once per instruction-set level this build and CPU
 // support, with the float32 kernels switched to it.

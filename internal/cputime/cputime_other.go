@@ -1,0 +1,11 @@
+//go:build !unix
+
+// Package cputime reads the CPU time the process has used. Benchmarks
+// report work per CPU-second next to the wall clock: other work on a
+// shared machine slows the wall clock more than the CPU-time rate.
+package cputime
+
+import "time"
+
+// Process is the CPU time the process has used, or 0 where unknown (here).
+func Process() time.Duration { return 0 }
