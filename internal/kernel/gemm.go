@@ -70,17 +70,23 @@ func grow(s []float32, n int) []float32 {
 
 // gemmSplit cuts the m×n result into rows×cols jobs of whole panels: one
 // for one worker, else at least 2 per worker when the panels allow, so the
-// dynamic schedule can balance. Column jobs come first: each row job packs
-// its own copy of a packed B. The split changes no result bit.
-func gemmSplit(m, n, mr, nr, w int) (rows, cols int) {
+// dynamic schedule can balance. The split changes no result bit. Every
+// row job packs its own copy of B's blocks, and with packA every column
+// job its own copy of A's: column jobs come first unless A is packed too,
+// when the split alternates (2×2 packs each operand twice, 1×4 A four
+// times).
+func gemmSplit(m, n, mr, nr, w int, packA bool) (rows, cols int) {
 	pm, pn := (m+mr-1)/mr, (n+nr-1)/nr
 	rows, cols = 1, 1
 	for w > 1 && rows*cols < 2*w {
+		colFirst := !packA || cols <= rows
 		switch {
-		case pn >= 2*(cols+1):
+		case colFirst && pn >= 2*(cols+1):
 			cols++
 		case pm >= 8*(rows+1):
 			rows++
+		case pn >= 2*(cols+1):
+			cols++
 		default:
 			return
 		}
@@ -101,7 +107,8 @@ func gemm32(w int, kern *gemmKernel, transA, transB bool, m, n, k int, alpha flo
 	}
 	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
-	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w)
+	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, g.packsA())
+
 	g.pm, g.pn = (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
 	jobs := g.rows * g.cols
 	if w = min(w, jobs); w <= 1 {
