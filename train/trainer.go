@@ -59,9 +59,9 @@ type Summary struct {
 const maxSkipped = 50
 
 // nonFinite returns the name of the first parameter whose gradient holds a
-// NaN or an infinity (or overflows when squared), or "". Two goroutines
-// check a half of every gradient each: one core alone does not saturate
-// the memory bandwidth this pass needs.
+// NaN or an infinity (or a half of it whose squares sum past float32's
+// range), or "". Two goroutines check a half of every gradient each: one
+// core alone does not saturate the memory bandwidth this pass needs.
 func nonFinite(m *gamma.Model[float32], grads [][]float32) string {
 	var bad [2][]bool
 	check := func(h int) {
