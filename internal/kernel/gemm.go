@@ -50,13 +50,6 @@ type opA struct {
 	packed      bool
 }
 
-// opB is a block of op(B): the panel of columns from j0 + q starts at
-// d[q·off], its row p at p·bp; panels are zero-padded to nr columns.
-type opB struct {
-	d       []float32
-	off, bp int
-}
-
 type gemmScratch struct{ a, b, tile, edgeA []float32 }
 
 var gemmPool = sync.Pool{New: func() any { return new(gemmScratch) }}
@@ -190,10 +183,9 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 			} else {
 				packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, jb, je-jb, nr)
 			}
-			b := opB{d: s.b, off: kc, bp: nr}
 			if !g.packsA() {
 				a := opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
-				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, i0, i1, jb, je, load)
+				gemmBlock(kern, kc, a, s.b, s, g.c, g.ldc, i0, i1, jb, je, load)
 				continue
 			}
 			for ib := i0; ib < i1; ib += gemmMCSub {
@@ -204,17 +196,18 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 					packAGo(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, mr, g.alpha)
 				}
 				a := opA{d: s.a, off: kc, ar: 1, ap: mr, packed: true}
-				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, ib, ie, jb, je, load)
+				gemmBlock(kern, kc, a, s.b, s, g.c, g.ldc, ib, ie, jb, je, load)
 			}
 		}
 	}
 }
 
 // gemmBlock runs the micro-kernel over the block C[i0:i1, j0:j1] with a k
-// block of kc, adding to C (load) or overwriting it. A partial last A
-// panel read in place is copied, zero-padded, into s.edgeA (the kernel
-// reads whole panels); partial C tiles go through s.tile.
-func gemmBlock(kern *gemmKernel, kc int, a opA, b opB, s *gemmScratch, c []float32, ldc, i0, i1, j0, j1 int, load bool) {
+// block of kc, adding to C (load) or overwriting it. bp holds op(B)'s
+// columns j0… packed: nr-column panels of kc × nr, zero-padded. A partial
+// last A panel read in place is copied, zero-padded, into s.edgeA (the
+// kernel reads whole panels); partial C tiles go through s.tile.
+func gemmBlock(kern *gemmKernel, kc int, a opA, bp []float32, s *gemmScratch, c []float32, ldc, i0, i1, j0, j1 int, load bool) {
 	mr, nr := kern.mr, kern.nr
 	for ir := i0; ir < i1; ir += mr {
 		rows := min(mr, i1-ir)
@@ -231,9 +224,9 @@ func gemmBlock(kern *gemmKernel, kc int, a opA, b opB, s *gemmScratch, c []float
 		}
 		for jr := j0; jr < j1; jr += nr {
 			cols := min(nr, j1-jr)
-			pb, bp := b.d[(jr-j0)*b.off:], b.bp
+			pb := bp[(jr-j0)*kc:]
 			if rows == mr && cols == nr {
-				kern.micro(kc, pa, ar, ap, pb, bp, c[ir*ldc+jr:], ldc, load)
+				kern.micro(kc, pa, ar, ap, pb, nr, c[ir*ldc+jr:], ldc, load)
 				continue
 			}
 			// Edge tile: same kernel on a zero-padded copy.
@@ -244,7 +237,7 @@ func gemmBlock(kern *gemmKernel, kc int, a opA, b opB, s *gemmScratch, c []float
 					copy(tile[r*nr:r*nr+cols], c[(ir+r)*ldc+jr:])
 				}
 			}
-			kern.micro(kc, pa, ar, ap, pb, bp, tile, nr, load)
+			kern.micro(kc, pa, ar, ap, pb, nr, tile, nr, load)
 			for r := range rows {
 				copy(c[(ir+r)*ldc+jr:(ir+r)*ldc+jr+cols], tile[r*nr:])
 			}

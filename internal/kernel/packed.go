@@ -165,8 +165,7 @@ func (g *packedCall) do(lo, hi int) {
 			// Column chunks whose panels stay in L2 while every row
 			// block of A passes over them.
 			for jc := j0; jc < j1; jc += packedChunk {
-				b := opB{d: p.panels[pc*p.nPad()+jc*kc:], off: kc, bp: p.nr}
-				gemmBlock(kern, kc, a, b, s, g.c, g.ldc, 0, g.m, jc, min(jc+packedChunk, j1), pc > 0 || g.beta != 0)
+				gemmBlock(kern, kc, a, p.panels[pc*p.nPad()+jc*kc:], s, g.c, g.ldc, 0, g.m, jc, min(jc+packedChunk, j1), pc > 0 || g.beta != 0)
 			}
 		}
 	}
