@@ -68,22 +68,25 @@ func TestGradients(t *testing.T) {
 		shapes  []string
 		dropout float64
 		live    []string // parameters that must get a non-zero gradient
+		repeat  bool     // rows 0 and 1 of every group the same query, and shared first projections across groups
 	}{
-		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}},
-		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}},
-		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}},
-		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}},
-		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}},
-		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}},
-		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}},
-		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}},
-		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}},
+		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false},
+		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false},
+		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false},
+		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false},
+		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false},
+		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false},
+		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false},
+		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false},
+		// The nets run once per distinct first projection (projBatch.collect).
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {
@@ -95,6 +98,19 @@ func TestGradients(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := randomBatch(t, m, c.shapes, 4, 4, rng)
+			if c.repeat {
+				for _, g := range b.Groups {
+					s := g.Program.Slots()
+					copy(g.IDs[s:2*s], g.IDs[:s])
+				}
+				// Row 2's first projection of the second group (slots e, r)
+				// is that of the first group's row 2, and its second that of
+				// its first.
+				g0, g1 := b.Groups[0], b.Groups[1]
+				s0, s1 := g0.Program.Slots(), g1.Program.Slots()
+				copy(g1.IDs[2*s1:2*s1+2], g0.IDs[2*s0:2*s0+2])
+				copy(g1.IDs[2*s1+2:2*s1+4], g1.IDs[2*s1:2*s1+2])
+			}
 			ws := m.NewWorkspace()
 			// The same dropout masks in every evaluation.
 			lossAt := func() float64 {
@@ -105,6 +121,9 @@ func TestGradients(t *testing.T) {
 				return l.Loss
 			}
 			lossAt()
+			if pb := ws.proj[1]; c.repeat && (pb.urows > pb.rows-4 || pb.rows != 12) {
+				t.Fatalf("first projections: %d distinct of %d, want at most 8 of 12", pb.urows, pb.rows)
+			}
 			m.ZeroGrad()
 			if err := ws.Backward(); err != nil {
 				t.Fatal(err)

@@ -202,6 +202,20 @@ func dnf(t *tnode) []*tnode {
 }
 
 // emit appends the instructions computing t and returns its value.
+// anchorSlot returns the id column of the anchor computing value v, or −1
+// when an operator computes v.
+func (p *Program) anchorSlot(v int) int {
+	for i := range p.instrs {
+		if in := &p.instrs[i]; in.out == v {
+			if in.kind == opAnchor {
+				return in.slot
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
 func (p *Program) emit(t *tnode) int {
 	in := make([]int, len(t.args))
 	for i, a := range t.args {

@@ -39,14 +39,25 @@ func regPass[T kernel.Float](x T) bool {
 // relation. Inference reads it from a table of every relation's half,
 // computed once per parameter version (relationHalves): answering a query
 // then never streams W₂ for the product of one relation row.
+//
+// Rows that project an anchor repeat: the same entity goes through the same
+// relation in several queries of a batch (a tenth of the first projections
+// of an FB15k-237 training batch). Their outputs are equal, so the nets run
+// once per distinct row: the output is copied to every repeat, and in the
+// backward pass the repeats' gradients are summed into the first one's,
+// which alone passes the input gradient on.
 
 // projBatch is the stacked projection instructions of one level.
 type projBatch[T kernel.Float] struct {
-	segs []projSeg[T]
-	rows int
-	rel  []int32 // per stacked row: index into rels
-	rels []int32 // the distinct relations, in first-seen order
-	a, b projSide[T]
+	segs  []projSeg[T]
+	rows  int             // stacked rows
+	urows int             // distinct rows: the nets' rows
+	u     []int32         // per stacked row: its distinct row, in first-seen order
+	lead  []bool          // per stacked row: the first with its distinct row
+	seen  map[int64]int32 // (anchor entity, relation) → distinct row
+	rel   []int32         // per distinct row: index into rels
+	rels  []int32         // the distinct relations, in first-seen order
+	a, b  projSide[T]
 }
 
 // projSeg is one projection instruction of one run inside a batch, at
@@ -78,18 +89,39 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 			}
 		}
 	}
-	pb.rel = grow(pb.rel, pb.rows)
+	pb.rel, pb.u, pb.lead = grow(pb.rel, pb.rows), grow(pb.u, pb.rows), grow(pb.lead, pb.rows)
+	if pb.seen == nil {
+		pb.seen = map[int64]int32{}
+	}
+	clear(pb.seen)
+	n := int32(0)
 	for _, sg := range pb.segs {
 		slots := sg.r.prog.slots
+		anchor := sg.r.prog.anchorSlot(sg.in.in[0])
 		for b := 0; b < sg.r.rows; b++ {
 			id := sg.r.ids[b*slots+sg.in.slot]
+			u := n
+			if anchor >= 0 {
+				key := int64(sg.r.ids[b*slots+anchor])<<32 | int64(id)
+				if v, ok := pb.seen[key]; ok {
+					u = v
+				} else {
+					pb.seen[key] = n
+				}
+			}
+			pb.u[sg.row0+b], pb.lead[sg.row0+b] = u, u == n
+			if u < n {
+				continue
+			}
+			n++
 			if mark[id] < 0 {
 				mark[id] = int32(len(pb.rels))
 				pb.rels = append(pb.rels, id)
 			}
-			pb.rel[sg.row0+b] = mark[id]
+			pb.rel[u] = mark[id]
 		}
 	}
+	pb.urows = int(n)
 	for _, id := range pb.rels {
 		mark[id] = -1
 	}
@@ -97,7 +129,7 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 
 // forward runs the batch with products as pm says.
 func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
-	m.sideBySide(pm, pb.rows,
+	m.sideBySide(pm, pb.urows,
 		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm) },
 		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm) })
 }
@@ -107,7 +139,7 @@ func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
 // inputs', their own weights' and relation table's).
 func (pb *projBatch[T]) backward(w *Workspace[T]) {
 	m := w.m
-	m.sideBySide(0, pb.rows,
+	m.sideBySide(0, pb.urows,
 		func(pm prod) { pb.a.backward(w, &w.sides[0], m.projA, m.relAlpha, pb, false, pm) },
 		func(pm prod) { pb.b.backward(w, &w.sides[1], m.projB, m.relBeta, pb, true, pm) })
 }
@@ -136,11 +168,17 @@ func (s *projSide[T]) prepare(net []layer, rows, d int) {
 }
 
 func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool, pm prod) {
-	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.rows, len(pb.rels)
+	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.urows, len(pb.rels)
 	s.prepare(net, rows, d)
 	x := s.act.acts[0]
 	for _, sg := range pb.segs {
-		copy(x[sg.row0*d:], side(&sg.r.vals[sg.in.in[0]], beta, false)[:sg.r.rows*d])
+		in := side(&sg.r.vals[sg.in.in[0]], beta, false)
+		for b := 0; b < sg.r.rows; b++ {
+			if row := sg.row0 + b; pb.lead[row] {
+				u := int(pb.u[row])
+				copy(x[u*d:(u+1)*d], in[b*d:(b+1)*d])
+			}
+		}
 	}
 	l := net[0]
 	bias := m.params[l.w+1].Data
@@ -152,13 +190,13 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 			copy(s.xr[i*d:(i+1)*d], tab[int(id)*d:])
 		}
 		m.mulWT(pm, nr, s.xr, d, l.w, d, d, 2*d, s.pr, h)
-		for row, i := range pb.rel {
+		for row, i := range pb.rel[:rows] {
 			kernel.Axpy(1, s.pr[int(i)*h:(int(i)+1)*h], y[row*h:(row+1)*h])
 		}
 	} else {
 		// Inference reads every relation's half from the model's table.
 		halves := m.relationHalves(beta)
-		for row, i := range pb.rel {
+		for row, i := range pb.rel[:rows] {
 			id := int(pb.rels[i])
 			kernel.Axpy(1, halves[id*h:(id+1)*h], y[row*h:(row+1)*h])
 		}
@@ -171,26 +209,42 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	out := s.act.output()
 	for _, sg := range pb.segs {
 		dst := side(&sg.r.vals[sg.in.out], beta, false)[:sg.r.rows*d]
-		for j, z := range out[sg.row0*d : (sg.row0+sg.r.rows)*d] {
-			dst[j] = reg(z)
+		for b := 0; b < sg.r.rows; b++ {
+			u := int(pb.u[sg.row0+b])
+			row := dst[b*d : (b+1)*d]
+			for j, z := range out[u*d : (u+1)*d] {
+				row[j] = reg(z)
+			}
 		}
 	}
 }
 
 func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, relParam int, pb *projBatch[T], beta bool, pm prod) {
 	m := w.m
-	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.rows, len(pb.rels)
+	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.urows, len(pb.rels)
 	width := max(m.cfg.Hidden, 2*d)
 	dz := sc.buf(0, rows*d)
 	out := s.act.output()
 	for _, sg := range pb.segs {
 		g := side(&sg.r.vals[sg.in.out], beta, true)[:sg.r.rows*d]
-		dzs := dz[sg.row0*d : (sg.row0+sg.r.rows)*d]
-		for j, z := range out[sg.row0*d : (sg.row0+sg.r.rows)*d] {
-			if regPass(z) {
-				dzs[j] = g[j]
-			} else {
-				dzs[j] = 0
+		for b := 0; b < sg.r.rows; b++ {
+			row := sg.row0 + b
+			u := int(pb.u[row])
+			gs, dzs := g[b*d:(b+1)*d], dz[u*d:(u+1)*d]
+			if pb.lead[row] { // the first of its distinct row, in row order
+				for j, z := range out[u*d : (u+1)*d] {
+					if regPass(z) {
+						dzs[j] = gs[j]
+					} else {
+						dzs[j] = 0
+					}
+				}
+				continue
+			}
+			for j, z := range out[u*d : (u+1)*d] {
+				if regPass(z) {
+					dzs[j] += gs[j]
+				}
 			}
 		}
 	}
@@ -211,7 +265,7 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 	gemmBy(pm, false, false, rows, d, h, 1, dy, h, wt, 2*d, 0, dx, d)
 	dyr := sc.buf(5, nr*h)
 	clear(dyr)
-	for row, i := range pb.rel {
+	for row, i := range pb.rel[:rows] {
 		kernel.Axpy(1, dy[row*h:(row+1)*h], dyr[int(i)*h:(int(i)+1)*h])
 	}
 	gemmBy(pm, true, false, h, d, nr, 1, dyr, h, s.xr, d, 1, gw[d:], 2*d)
@@ -221,9 +275,16 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 	for i, id := range pb.rels {
 		kernel.Axpy(1, dr[i*d:(i+1)*d], g[int(id)*d:(int(id)+1)*d])
 	}
+	// Only the first of a distinct row passes the input gradient on: the
+	// repeats' inputs are the same entity row.
 	for _, sg := range pb.segs {
 		dst := side(&sg.r.vals[sg.in.in[0]], beta, true)[:sg.r.rows*d]
-		kernel.Axpy(1, dx[sg.row0*d:(sg.row0+sg.r.rows)*d], dst)
+		for b := 0; b < sg.r.rows; b++ {
+			if row := sg.row0 + b; pb.lead[row] {
+				u := int(pb.u[row])
+				kernel.Axpy(1, dx[u*d:(u+1)*d], dst[b*d:(b+1)*d])
+			}
+		}
 	}
 }
 
