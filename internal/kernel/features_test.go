@@ -106,7 +106,7 @@ func TestGammaFeaturesLevels(t *testing.T) {
 		if cur.level == levelGo {
 			t.Skip("the pure-Go level is float64 arithmetic, checked against the specification")
 		}
-		for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 400, 1000} {
+		for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 400, 1000} {
 			w1, w2 := make([]float32, n), make([]float32, n)
 			want := featuresTwin(w1, w2, xa[:n], xb[:n], featLo, featHi)
 			g1, g2 := make([]float32, n), make([]float32, n)
