@@ -8,7 +8,7 @@ import (
 )
 
 // AVX2 GammaFeatures and GammaFeaturesGrad: features_avx512.go with 8
-// float32 lanes.
+// float32 lanes (two vectors in lockstep in the main loops, too).
 
 // psiEnt32x8 is psiEnt32 on 8 lanes.
 func psiEnt32x8(a archsimd.Float32x8) (psi, ent archsimd.Float32x8) {
@@ -75,6 +75,20 @@ func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 	// Lane j of acc0 (acc1) sums elements j (4+j), j+8, …: the twin's acc[i%8].
 	acc0, acc1 := bc4(0), bc4(0)
 	i := 0
+	for ; i+16 <= n; i += 16 {
+		a0 := clampReg8(archsimd.LoadFloat32x8Slice(xa[i:]).Add(one), lo8, hi8)
+		a1 := clampReg8(archsimd.LoadFloat32x8Slice(xa[i+8:]).Add(one), lo8, hi8)
+		b0 := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8)
+		b1 := clampReg8(archsimd.LoadFloat32x8Slice(xb[i+8:]).Add(one), lo8, hi8)
+		psi0, ent0, psi1, ent1 := psiEnt32x8x2(a0, a1)
+		lb0, lb1 := log32x8x2(b0, b1)
+		lb0.Sub(psi0).StoreSlice(f1[i:])
+		lb1.Sub(psi1).StoreSlice(f1[i+8:])
+		a0.Div(b0).StoreSlice(f2[i:])
+		a1.Div(b1).StoreSlice(f2[i+8:])
+		acc0 = acc0.Add(ent0.GetLo().ConvertToFloat64()).Add(ent1.GetLo().ConvertToFloat64())
+		acc1 = acc1.Add(ent0.GetHi().ConvertToFloat64()).Add(ent1.GetHi().ConvertToFloat64())
+	}
 	for ; i+8 <= n; i += 8 {
 		a := clampReg8(archsimd.LoadFloat32x8Slice(xa[i:]).Add(one), lo8, hi8)
 		b := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8)
@@ -96,24 +110,36 @@ func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 func featuresGradAVX2(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 	n := len(xa)
 	g1, g2, xb = g1[:n], g2[:n], xb[:n]
-	one, lo8, hi8, zero, ge8 := bf8(1), bf8(lo), bf8(hi), bf8(0), bf8(ge)
+	one, lo8, hi8, ge8 := bf8(1), bf8(lo), bf8(hi), bf8(ge)
 	i := 0
+	for ; i+16 <= n; i += 16 {
+		xa0 := archsimd.LoadFloat32x8Slice(xa[i:]).Add(one)
+		xa1 := archsimd.LoadFloat32x8Slice(xa[i+8:]).Add(one)
+		tr0, am0, tr1, am1 := trigammaAm32x8x2(clampReg8(xa0, lo8, hi8), clampReg8(xa1, lo8, hi8))
+		featureGrad8(g1[i:], g2[i:], xa0, archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), tr0, am0, ge8, lo8, hi8)
+		featureGrad8(g1[i+8:], g2[i+8:], xa1, archsimd.LoadFloat32x8Slice(xb[i+8:]).Add(one), tr1, am1, ge8, lo8, hi8)
+	}
 	for ; i+8 <= n; i += 8 {
 		xa1 := archsimd.LoadFloat32x8Slice(xa[i:]).Add(one)
-		xb1 := archsimd.LoadFloat32x8Slice(xb[i:]).Add(one)
-		pa := xa1.GreaterEqual(lo8).And(xa1.LessEqual(hi8))
-		pb := xb1.GreaterEqual(lo8).And(xb1.LessEqual(hi8))
-		a := clampReg8(xa1, lo8, hi8)
-		ib := one.Div(clampReg8(xb1, lo8, hi8))
-		tr, am := trigammaAm32x8(a)
-		u := archsimd.LoadFloat32x8Slice(g1[i:])
-		v := archsimd.LoadFloat32x8Slice(g2[i:])
-		ga := ge8.MulAdd(am, v.MulAdd(ib, zero.Sub(tr.Mul(u))))
-		gb := u.Sub(v.Mul(a).Mul(ib)).Mul(ib)
-		ga.Merge(zero, pa).StoreSlice(g1[i:])
-		gb.Merge(zero, pb).StoreSlice(g2[i:])
+		tr, am := trigammaAm32x8(clampReg8(xa1, lo8, hi8))
+		featureGrad8(g1[i:], g2[i:], xa1, archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), tr, am, ge8, lo8, hi8)
 	}
 	for ; i < n; i++ {
 		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
 	}
+}
+
+// featureGrad8 is featureGrad16 on 8 lanes.
+func featureGrad8(g1, g2 []float32, xa1, xb1, tr, am, ge8, lo8, hi8 archsimd.Float32x8) {
+	one, zero := bf8(1), bf8(0)
+	pa := xa1.GreaterEqual(lo8).And(xa1.LessEqual(hi8))
+	pb := xb1.GreaterEqual(lo8).And(xb1.LessEqual(hi8))
+	a := clampReg8(xa1, lo8, hi8)
+	ib := one.Div(clampReg8(xb1, lo8, hi8))
+	u := archsimd.LoadFloat32x8Slice(g1)
+	v := archsimd.LoadFloat32x8Slice(g2)
+	ga := ge8.MulAdd(am, v.MulAdd(ib, zero.Sub(tr.Mul(u))))
+	gb := u.Sub(v.Mul(a).Mul(ib)).Mul(ib)
+	ga.Merge(zero, pa).StoreSlice(g1)
+	gb.Merge(zero, pb).StoreSlice(g2)
 }

@@ -9,9 +9,9 @@ import (
 
 // AVX-512 GammaFeatures and GammaFeaturesGrad: 16 float32 lanes, operation
 // for operation the twins in features.go (a branch there is a Merge here).
-// features_avx2.go is this file with 8 lanes, one vector at a time; here
-// the main loops take two vectors in lockstep (features_x2_avx512.go):
-// 1.3× the values per second, the same bits.
+// features_avx2.go is this file with 8 lanes. The main loops take two
+// vectors in lockstep (features_x2_avx512.go): 1.3× the values per second,
+// the same bits.
 
 // psiEnt32x16 is psiEnt32 on 16 lanes.
 func psiEnt32x16(a archsimd.Float32x16) (psi, ent archsimd.Float32x16) {

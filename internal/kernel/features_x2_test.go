@@ -13,8 +13,8 @@ import (
 // trigamma kernels give the one-vector kernels' bits, special values
 // included.
 func TestLockstepSameBits(t *testing.T) {
-	if !archsimd.X86.AVX512() {
-		t.Skip("no AVX-512")
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2")
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	special := []float32{0, -0, 1, -1, 0x1p-149, 0x1p-127, 0x1p-126, 7.999999, 8, 8.000001, 1e30,
@@ -34,6 +34,34 @@ func TestLockstepSameBits(t *testing.T) {
 			}
 		}
 		return true
+	}
+	same8 := func(a, b archsimd.Float32x8) bool {
+		var x, y [8]float32
+		a.Store(&x)
+		b.Store(&y)
+		for i := range x {
+			if math.Float32bits(x[i]) != math.Float32bits(y[i]) && !(x[i] != x[i] && y[i] != y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i+16 <= len(vals); i += 8 {
+		x0, x1 := archsimd.LoadFloat32x8Slice(vals[i:]), archsimd.LoadFloat32x8Slice(vals[i+8:])
+		l0, l1 := log32x8x2(x0, x1)
+		p0, e0, p1, e1 := psiEnt32x8x2(x0, x1)
+		q0, f0 := psiEnt32x8(x0)
+		q1, f1 := psiEnt32x8(x1)
+		t0, a0, t1, a1 := trigammaAm32x8x2(x0, x1)
+		u0, b0 := trigammaAm32x8(x0)
+		u1, b1 := trigammaAm32x8(x1)
+		if !same8(l0, log32x8(x0)) || !same8(l1, log32x8(x1)) || !same8(p0, q0) || !same8(e0, f0) || !same8(p1, q1) || !same8(e1, f1) ||
+			!same8(t0, u0) || !same8(a0, b0) || !same8(t1, u1) || !same8(a1, b1) {
+			t.Fatalf("8-lane lockstep kernels differ from the one-vector ones at %v", vals[i:i+16])
+		}
+	}
+	if !archsimd.X86.AVX512() {
+		return
 	}
 	for i := 0; i+32 <= len(vals); i += 16 {
 		x0, x1 := archsimd.LoadFloat32x16Slice(vals[i:]), archsimd.LoadFloat32x16Slice(vals[i+16:])
