@@ -28,23 +28,13 @@ func TestLockstepSameBits(t *testing.T) {
 		var x, y [16]float32
 		a.Store(&x)
 		b.Store(&y)
-		for i := range x {
-			if math.Float32bits(x[i]) != math.Float32bits(y[i]) && !(x[i] != x[i] && y[i] != y[i]) {
-				return false
-			}
-		}
-		return true
+		return sameLanes(x[:], y[:])
 	}
 	same8 := func(a, b archsimd.Float32x8) bool {
 		var x, y [8]float32
 		a.Store(&x)
 		b.Store(&y)
-		for i := range x {
-			if math.Float32bits(x[i]) != math.Float32bits(y[i]) && !(x[i] != x[i] && y[i] != y[i]) {
-				return false
-			}
-		}
-		return true
+		return sameLanes(x[:], y[:])
 	}
 	for i := 0; i+16 <= len(vals); i += 8 {
 		x0, x1 := archsimd.LoadFloat32x8Slice(vals[i:]), archsimd.LoadFloat32x8Slice(vals[i+8:])
@@ -82,4 +72,14 @@ func TestLockstepSameBits(t *testing.T) {
 			t.Fatalf("trigammaAm32x16x2 differs from trigammaAm32x16 at %v", vals[i:i+32])
 		}
 	}
+}
+
+// sameLanes reports whether x and y hold the same bits lane for lane.
+func sameLanes(x, y []float32) bool {
+	for i := range x {
+		if !sameBits(x[i], y[i]) {
+			return false
+		}
+	}
+	return true
 }
