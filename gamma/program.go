@@ -201,7 +201,6 @@ func dnf(t *tnode) []*tnode {
 	}
 }
 
-// emit appends the instructions computing t and returns its value.
 // anchorSlot returns the id column of the anchor computing value v, or −1
 // when an operator computes v.
 func (p *Program) anchorSlot(v int) int {
@@ -216,6 +215,7 @@ func (p *Program) anchorSlot(v int) int {
 	return -1
 }
 
+// emit appends the instructions computing t and returns its value.
 func (p *Program) emit(t *tnode) int {
 	in := make([]int, len(t.args))
 	for i, a := range t.args {
