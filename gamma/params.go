@@ -48,6 +48,7 @@ type Model[T kernel.Float] struct {
 	version uint64
 	feats   *entityFeatures[T]          // for ScoreAll, valid while feats.version == version
 	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
+	tpacks  map[packKey]*trainPack      // training weights, repacked per version
 	halves  *halves[T]                  // inference relation halves, valid while halves.version == version
 }
 

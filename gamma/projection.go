@@ -256,13 +256,13 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 	// The first layer: bias, the x half per row, the relation half per
 	// distinct relation.
 	l := net[0]
-	wt, gw, gb := m.params[l.w].Data, m.grad(l.w), m.grad(l.w+1)
+	gw, gb := m.grad(l.w), m.grad(l.w+1)
 	sum := sc.sumOf(w.m)[:h]
 	kernel.SumRows(sum, dy, rows, h)
 	add(gb, sum)
 	gemmBy(pm, true, false, h, d, rows, 1, dy, h, s.act.acts[0], d, 1, gw, 2*d)
 	dx := sc.buf(4, rows*d)
-	gemmBy(pm, false, false, rows, d, h, 1, dy, h, wt, 2*d, 0, dx, d)
+	m.mulW(pm, rows, dy, h, l.w, 0, h, 2*d, dx, d)
 	dyr := sc.buf(5, nr*h)
 	clear(dyr)
 	for row, i := range pb.rel[:rows] {
@@ -270,7 +270,7 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 	}
 	gemmBy(pm, true, false, h, d, nr, 1, dyr, h, s.xr, d, 1, gw[d:], 2*d)
 	dr := sc.buf(2, nr*d)
-	gemmBy(pm, false, false, nr, d, h, 1, dyr, h, wt[d:], 2*d, 0, dr, d)
+	m.mulW(pm, nr, dyr, h, l.w, d, h, 2*d, dr, d)
 	g := m.grad(relParam)
 	for i, id := range pb.rels {
 		kernel.Axpy(1, dr[i*d:(i+1)*d], g[int(id)*d:(int(id)+1)*d])

@@ -8,7 +8,8 @@ import "sync"
 // sweeps the micro-kernel over mr-row panels of op(A) and nr-column panels
 // of op(B): an A panel stays in L1 while the kc × nc B block stays in L2.
 //
-// B is packed one column block at a time. A is read in place as stored
+// B is packed one column block at a time, unless it comes packed whole
+// (GemmPacked): then its blocks are read from the panels. A is read in place as stored
 // (rows along k) unless alpha ≠ 1; a stored Aᵀ is packed gemmMCSub rows at
 // a time. Packing A whole, as BLIS does, cost 5–10 % of the products here
 // (with 2d ≤ 1600 a packed element serves only a few hundred FLOPs), and a
@@ -95,11 +96,17 @@ func gemm32(w int, kern *gemmKernel, transA, transB bool, m, n, k int, alpha flo
 		gemmSmall32(w, kern.small, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if float64(m)*float64(n)*float64(k) < 1<<18 {
-		w = 1 // too small to pay for goroutines
-	}
 	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	g.run(w)
+}
+
+// run computes g on up to w goroutines.
+func (g gemmCall) run(w int) {
+	kern, m, n := g.kern, g.m, g.n
+	if float64(m)*float64(n)*float64(g.k) < 1<<18 {
+		w = 1 // too small to pay for goroutines
+	}
 	g.rows, g.cols = gemmSplit(m, n, kern.mr, kern.nr, w, g.packsA())
 
 	g.pm, g.pn = (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
@@ -138,6 +145,10 @@ type gemmCall struct {
 	a, b, c            []float32
 	lda, ldb, ldc      int
 	rows, cols, pm, pn int
+	// panels is op(B) packed whole (PackedB.panels, k blocks of ldp floats
+	// per k step), read instead of packing B's blocks; nil packs them.
+	panels []float32
+	ldp    int
 }
 
 // scratch takes buffers big enough for any job of g from the pool.
@@ -147,7 +158,9 @@ func (g *gemmCall) scratch() *gemmScratch {
 	if g.packsA() {
 		s.a = grow(s.a, gemmMCSub*kc)
 	}
-	s.b = grow(s.b, (gemmNC+nr)*kc)
+	if g.panels == nil {
+		s.b = grow(s.b, (gemmNC+nr)*kc)
+	}
 	s.tile = grow(s.tile, mr*nr)
 	s.edgeA = grow(s.edgeA, mr*kc)
 	return s
@@ -178,14 +191,18 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 		load := pc > 0 || g.beta != 0
 		for q := range nb {
 			jb, je := j0+q*pn/nb*nr, min(j0+(q+1)*pn/nb*nr, j1)
-			if kern.packB != nil {
+			bp := s.b
+			switch {
+			case g.panels != nil:
+				bp = g.panels[pc*g.ldp+jb*kc:]
+			case kern.packB != nil:
 				kern.packB(s.b, g.b, g.ldb, g.transB, pc, kc, jb, je-jb)
-			} else {
+			default:
 				packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, jb, je-jb, nr)
 			}
 			if !g.packsA() {
 				a := opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
-				gemmBlock(kern, kc, a, s.b, s, g.c, g.ldc, i0, i1, jb, je, load)
+				gemmBlock(kern, kc, a, bp, s, g.c, g.ldc, i0, i1, jb, je, load)
 				continue
 			}
 			for ib := i0; ib < i1; ib += gemmMCSub {
@@ -196,7 +213,7 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 					packAGo(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, mr, g.alpha)
 				}
 				a := opA{d: s.a, off: kc, ar: 1, ap: mr, packed: true}
-				gemmBlock(kern, kc, a, s.b, s, g.c, g.ldc, ib, ie, jb, je, load)
+				gemmBlock(kern, kc, a, bp, s, g.c, g.ldc, ib, ie, jb, je, load)
 			}
 		}
 	}

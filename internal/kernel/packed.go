@@ -2,14 +2,17 @@ package kernel
 
 import "fmt"
 
-// A GEMM operand B that many calls of a few rows share (a model's weights
-// or the entity features while it answers queries) is packed once into the
-// blocked kernels' panels, so that a call of a handful of rows runs the
-// register-blocked micro-kernel without repacking B: the small path
-// streams B as dot products, which costs more from about 4 rows on.
+// A GEMM operand B that many calls share (a model's weights or the entity
+// features while it answers queries, the weights within a training step)
+// is packed once into the blocked kernels' panels, so that the calls run
+// the register-blocked micro-kernel without repacking B: a call of a
+// handful of rows instead of the small path, which streams B as dot
+// products and costs more from about 4 rows on; a call of many rows
+// without packing B's blocks for each of its jobs.
 
 // PackedB is op(B), k × n, packed for the blocked float32 kernels of the
-// level current when it was packed. Immutable; safe for concurrent use.
+// level current when it was packed. Immutable (until PackBInto reuses its
+// storage); safe for concurrent use.
 type PackedB struct {
 	k, n, nr int
 	lvl      level
@@ -27,13 +30,24 @@ func (p *PackedB) N() int { return p.n }
 // PackB packs op(B) (k × n; stored n × k when transB) for GemmPacked. b
 // must not change while the result is in use.
 func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
+	return PackBInto(nil, transB, k, n, b, ldb)
+}
+
+// PackBInto is PackB reusing the storage of old (which may be nil), which
+// must no longer be in use: for operands packed again every time they
+// change, such as a model's weights in training.
+func PackBInto(old *PackedB, transB bool, k, n int, b []float32, ldb int) *PackedB {
 	defer clearUpper()
 	checkGemm(false, transB, 0, n, k, 0, max(k, 1), len(b), ldb, 0, max(n, 1))
 	kern := &cur.gemm
 	nr := kern.nr
 	pn := (n + nr - 1) / nr
+	var panels []float32
+	if old != nil {
+		panels = old.panels
+	}
 	p := &PackedB{k: k, n: n, nr: nr, lvl: cur.level, b: b, ldb: ldb, transB: transB,
-		panels: make([]float32, pn*nr*k)}
+		panels: grow(panels, pn*nr*k)}
 	body := packBody{p: p, kern: kern}
 	parallelFor((k+gemmKC-1)/gemmKC, 1, workers(), &body)
 	return p
@@ -63,8 +77,7 @@ func (p *PackedB) nPad() int { return (p.n + p.nr - 1) / p.nr * p.nr }
 
 // GemmPacked computes C = alpha·A·op(B) + beta·C with A m × k (row stride
 // lda) and op(B) packed. The bits are those of Gemm(false, p's transB, …)
-// on its blocked path (more than 16 rows), whatever m is; more than 16
-// rows take that path with B as given.
+// on its blocked path (more than 16 rows), whatever m is.
 func GemmPacked(m int, alpha float32, a []float32, lda int, p *PackedB, beta float32, c []float32, ldc int) {
 	gemmPacked(workers(), m, alpha, a, lda, p, beta, c, ldc)
 }
@@ -89,10 +102,12 @@ func gemmPacked(w, m int, alpha float32, a []float32, lda int, p *PackedB, beta 
 		return
 	}
 	if m > gemmSmallM {
-		// Many rows: the blocked path, which packs B in blocks sized for
-		// its jobs (measured: reading the packed panels instead made
-		// training products slower).
-		gemm32(w, kern, false, p.transB, m, p.n, p.k, alpha, a, lda, p.b, p.ldb, beta, c, ldc)
+		// Many rows: the blocked path, reading B's blocks from the panels
+		// instead of packing them.
+		g := gemmCall{kern: kern, transB: p.transB, m: m, n: p.n, k: p.k, alpha: alpha,
+			a: a, lda: lda, b: p.b, ldb: p.ldb, beta: beta, c: c, ldc: ldc,
+			panels: p.panels, ldp: p.nPad()}
+		g.run(w)
 		return
 	}
 	g := packedCall{kern: kern, p: p, m: m, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,7 +10,8 @@ import (
 
 // TestGemmPacked checks GemmPacked and GemmPackedSerial against Gemm's
 // blocked path bit for bit, on every level and for every case without
-// transposed A, and the result against the float64 reference.
+// transposed A (half of them packed with PackBInto over stale panels), and
+// the result against the float64 reference.
 func TestGemmPacked(t *testing.T) {
 	defer func(v int) { gemmSmallM = v }(gemmSmallM)
 	eachLevel(t, func(t *testing.T) {
@@ -26,6 +28,15 @@ func TestGemmPacked(t *testing.T) {
 				gemmSmallM = 16
 				c0 := slices.Clone(c)
 				p := PackB(tc.tb, tc.k, tc.n, b, ldb)
+				if i%2 == 1 { // packed again into used storage, as training does
+					for j := range p.panels {
+						p.panels[j] = float32(math.NaN())
+					}
+					old := p.panels
+					if p = PackBInto(p, tc.tb, tc.k, tc.n, b, ldb); len(p.panels) > 0 && &p.panels[0] != &old[0] {
+						t.Fatal("PackBInto did not reuse the storage")
+					}
+				}
 				serial := slices.Clone(c)
 				GemmPacked(tc.m, tc.alpha, a, lda, p, tc.beta, c, ldc)
 				GemmPackedSerial(tc.m, tc.alpha, a, lda, p, tc.beta, serial, ldc)
