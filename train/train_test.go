@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,6 +67,27 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
+}
+
+// Checkpoints must not change a run: saving the sampler's and the
+// optimiser's state leaves them as they were.
+func TestCheckpointsKeepLossCurve(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	curve := func(dir string, every int) []float64 {
+		t.Helper()
+		c := cfg
+		c.CheckpointEvery = every
+		var losses []float64
+		if _, err := Run(context.Background(), c, d, Options{Dir: dir, OnIteration: func(_ int, l float64) { losses = append(losses, l) }}); err != nil {
+			t.Fatal(err)
+		}
+		return losses
+	}
+	want, got := curve("", 0), curve(t.TempDir(), 1)
+	if !slices.Equal(got, want) {
+		t.Fatalf("losses with a checkpoint every iteration %v, without checkpoints %v", got, want)
+	}
 }
 
 // A run interrupted and resumed must follow the same loss curve as an
