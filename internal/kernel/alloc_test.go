@@ -33,6 +33,8 @@ func TestAllocs(t *testing.T) {
 		{"AddBias split", func() { AddBias(big2, small[:100], 700, 100) }},
 		{"SumRows small", func() { SumRows(small2[:100], small, 8, 100) }},
 		{"SumRows split", func() { SumRows(big2[:2000], big, 35, 2000) }},
+		{"GammaFeatures", func() { GammaFeatures(small2[:400], out[:400], small[:400], small[400:], 0.15, 1e9) }},
+		{"GammaFeaturesGrad", func() { GammaFeaturesGrad(small2[:400], out[:400], small[:400], small[400:], 1, 0.15, 1e9) }},
 		{"Gemm blocked", func() { Gemm(false, true, 96, 96, 96, 1, a, 96, b, 96, 0, c, 96) }},
 		{"Gemm small NT", func() { Gemm(false, true, 2, 600, 600, 1, q, 600, w, 600, 0, out, 600) }},
 		{"Gemm small NN", func() { Gemm(false, false, 2, 600, 600, 1, q, 600, w, 600, 1, out, 600) }},
