@@ -77,3 +77,51 @@ func TestParallelDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestSlightlyLargerBatchReusesBuffers checks that the workspace's buffers
+// have room to spare: a training step on a batch a few rows larger than
+// the last one allocates no buffer again (training batches' row counts
+// vary from step to step).
+func TestSlightlyLargerBatchReusesBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop the kernels' scratch")
+	}
+	cfg := tinyConfig(UnionMoment)
+	cfg.Entities, cfg.Dim, cfg.Hidden = 300, 32, 64
+	rng := rand.New(rand.NewPCG(3, 4))
+	m, err := Load[float32](cfg, mustNew64(t, cfg).Params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))", "((e,(r,)),(e,(r,)),(u,))"}
+	const n = 16
+	big := randomBatch(t, m, shapes, 44, n, rng)
+	// The same programs with the first 40 rows of each structure.
+	small := &Batch{Negatives: n}
+	for gi, g := range big.Groups {
+		row0, slots := gi*44, len(g.IDs)/44
+		small.Groups = append(small.Groups, Group{Program: g.Program, IDs: g.IDs[:40*slots]})
+		small.Positive = append(small.Positive, big.Positive[row0:row0+40]...)
+		small.Negative = append(small.Negative, big.Negative[row0*n:(row0+40)*n]...)
+		small.Weight = append(small.Weight, big.Weight[row0:row0+40]...)
+	}
+	// One core: the kernels' pooled scratch is then a single one.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ws := m.NewWorkspace()
+	step := func(b *Batch) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := ws.Forward(b, rng); err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	step(small)
+	if got := step(big); got > 64<<10 {
+		t.Errorf("a step of 44 rows per structure after one of 40 allocated %d bytes", got)
+	}
+}

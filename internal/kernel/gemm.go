@@ -55,9 +55,11 @@ type gemmScratch struct{ a, b, tile, edgeA []float32 }
 
 var gemmPool = sync.Pool{New: func() any { return new(gemmScratch) }}
 
+// grow returns s resized to n, reallocating with a quarter to spare (the
+// scratch of products whose sizes vary a little from call to call).
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
-		return make([]float32, n)
+		return make([]float32, n, n+n/4)
 	}
 	return s[:n]
 }
