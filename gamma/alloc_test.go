@@ -49,33 +49,11 @@ func TestParallelDeterministic(t *testing.T) {
 	b := randomBatch(t, m, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))", "((e,(r,)),(e,(r,)),(u,))"}, 48, 16, rand.New(rand.NewPCG(4, 4)))
 	run := func(procs int) (Loss, [][]float64) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		ws := m.NewWorkspace()
-		m.ZeroGrad()
-		l, err := ws.Forward(b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ws.Backward(); err != nil {
-			t.Fatal(err)
-		}
-		var gs [][]float64
-		for _, g := range m.Grads() {
-			gs = append(gs, append([]float64(nil), g.Data...))
-		}
-		return l, gs
+		return trainStep(t, m, b, nil)
 	}
 	l1, g1 := run(1)
 	l4, g4 := run(4)
-	if l1 != l4 {
-		t.Fatalf("loss %v on one core, %v on four", l1, l4)
-	}
-	for i := range g1 {
-		for j := range g1[i] {
-			if g1[i][j] != g4[i][j] {
-				t.Fatalf("%s[%d]: %v on one core, %v on four", m.params[i].Name, j, g1[i][j], g4[i][j])
-			}
-		}
-	}
+	sameSteps(t, m, l1, l4, g1, g4, "on four cores")
 }
 
 // TestSlightlyLargerBatchReusesBuffers checks that the workspace's buffers

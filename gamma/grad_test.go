@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gammae/gammae/internal/kernel"
@@ -43,6 +44,43 @@ func randomBatch[T kernel.Float](t *testing.T, m *Model[T], shapes []string, row
 		b.Groups = append(b.Groups, g)
 	}
 	return b
+}
+
+// trainStep runs a training forward and backward pass of b on a new
+// workspace of m, from zeroed gradients, and returns the loss and a copy of
+// every gradient.
+func trainStep[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Rand) (Loss, [][]T) {
+	t.Helper()
+	m.ZeroGrad()
+	ws := m.NewWorkspace()
+	l, err := ws.Forward(b, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	var gs [][]T
+	for _, g := range m.Grads() {
+		gs = append(gs, slices.Clone(g.Data))
+	}
+	return l, gs
+}
+
+// sameSteps fails unless two training steps of m gave the same loss and
+// gradients, bit for bit.
+func sameSteps[T kernel.Float](t *testing.T, m *Model[T], l1, l2 Loss, g1, g2 [][]T, what string) {
+	t.Helper()
+	if l1 != l2 {
+		t.Fatalf("loss %v, %s %v", l1, what, l2)
+	}
+	for i := range g1 {
+		for j := range g1[i] {
+			if g1[i][j] != g2[i][j] {
+				t.Fatalf("%s[%d]: %v, %s %v", m.params[i].Name, j, g1[i][j], what, g2[i][j])
+			}
+		}
+	}
 }
 
 // randomIDs fills a row of slots: entities for anchors, relations for

@@ -2,7 +2,6 @@ package gamma
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -21,21 +20,7 @@ func TestTrainPacksFollowParams(t *testing.T) {
 	b.Positive, b.Negative = append(b.Positive, one.Positive...), append(b.Negative, one.Negative...)
 	b.Weight = append(b.Weight, one.Weight...)
 	step := func(m *Model[float32]) (Loss, [][]float32) {
-		t.Helper()
-		m.ZeroGrad()
-		ws := m.NewWorkspace()
-		l, err := ws.Forward(b, rand.New(rand.NewPCG(1, 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ws.Backward(); err != nil {
-			t.Fatal(err)
-		}
-		var gs [][]float32
-		for _, g := range m.Grads() {
-			gs = append(gs, slices.Clone(g.Data))
-		}
-		return l, gs
+		return trainStep(t, m, b, rand.New(rand.NewPCG(1, 1)))
 	}
 	step(m) // packs the weights
 	if len(m.tpacks) == 0 {
@@ -53,14 +38,5 @@ func TestTrainPacksFollowParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl, wgs := step(fresh)
-	if l != wl {
-		t.Fatalf("loss after the update %v, fresh model %v", l, wl)
-	}
-	for i := range gs {
-		for j := range gs[i] {
-			if gs[i][j] != wgs[i][j] {
-				t.Fatalf("%s[%d] after the update: %g, fresh model %g", m.params[i].Name, j, gs[i][j], wgs[i][j])
-			}
-		}
-	}
+	sameSteps(t, m, l, wl, gs, wgs, "fresh model")
 }
