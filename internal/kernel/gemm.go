@@ -9,13 +9,13 @@ import "sync"
 // of op(B): an A panel stays in L1 while the kc × nc B block stays in L2.
 //
 // B is packed one column block at a time, unless it comes packed whole
-// (GemmPacked): then its blocks are read from the panels. A is read in place as stored
-// (rows along k) unless alpha ≠ 1; a stored Aᵀ is packed gemmMCSub rows at
-// a time. Packing A whole, as BLIS does, cost 5–10 % of the products here
-// (with 2d ≤ 1600 a packed element serves only a few hundred FLOPs), and a
-// job's packed A (1,227 rows × kc) pushed the B block out of L2. Reading B
-// in place as well measured 10–30 % slower on cold operands (rows of B
-// strided by ldb: a page per k step).
+// (GemmPacked): then its blocks are read from the panels. A is read in
+// place as stored (rows along k) unless alpha ≠ 1; a stored Aᵀ is packed
+// gemmMCSub rows at a time. Packing A whole, as BLIS does, cost 5–10 % of
+// the products here (with 2d ≤ 1600 a packed element serves only a few
+// hundred FLOPs), and a job's packed A (1,227 rows × kc) pushed the B
+// block out of L2. Reading B in place as well measured 10–30 % slower on
+// cold operands (rows of B strided by ldb: a page per k step).
 //
 // The micro-kernel accumulates straight into C (from zero in the first k
 // block when beta = 0), so every element is beta·c + Σ_p (alpha·a_ip)·b_pj

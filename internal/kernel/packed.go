@@ -43,11 +43,12 @@ func PackBInto(old *PackedB, transB bool, k, n int, b []float32, ldb int) *Packe
 	nr := kern.nr
 	pn := (n + nr - 1) / nr
 	var panels []float32
-	if old != nil {
-		panels = old.panels
+	if old != nil && cap(old.panels) >= pn*nr*k {
+		panels = old.panels[:pn*nr*k]
+	} else {
+		panels = make([]float32, pn*nr*k) // no room to spare: packs are kept
 	}
-	p := &PackedB{k: k, n: n, nr: nr, lvl: cur.level, b: b, ldb: ldb, transB: transB,
-		panels: grow(panels, pn*nr*k)}
+	p := &PackedB{k: k, n: n, nr: nr, lvl: cur.level, b: b, ldb: ldb, transB: transB, panels: panels}
 	body := packBody{p: p, kern: kern}
 	parallelFor((k+gemmKC-1)/gemmKC, 1, workers(), &body)
 	return p
