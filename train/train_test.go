@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -276,5 +277,29 @@ func TestTimeBudgetKeepsDrops(t *testing.T) {
 	}
 	if st.Drops != 2 || st.LR != cfg.LR/25 {
 		t.Errorf("after the budget: %d lr drops, lr %g; want 2 and %g", st.Drops, st.LR, cfg.LR/25)
+	}
+}
+
+// TestContains checks the sampler's membership test against
+// slices.BinarySearch on sorted lists of every length up to 40, for values
+// below, between, on and above the elements.
+func TestContains(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 9))
+	for n := 0; n <= 40; n++ {
+		a := make([]int32, n)
+		for i := range a {
+			a[i] = int32(r.IntN(100)) * 2 // even values: odd ones fall between
+		}
+		slices.Sort(a)
+		a = slices.Compact(a)
+		for x := int32(-3); x <= 203; x++ {
+			_, want := slices.BinarySearch(a, x)
+			if got := contains(a, x); got != want {
+				t.Fatalf("contains(%v, %d) = %v, want %v", a, x, got, want)
+			}
+		}
+	}
+	if contains([]int32{-2147483648, 2147483647}, 2147483647) != true || contains([]int32{2147483647}, -2147483648) {
+		t.Error("contains at the ends of int32")
 	}
 }
