@@ -169,10 +169,9 @@ func (s *Stream) appendNegatives(dst, answers []int32, rng *rand.Rand) []int32 {
 }
 
 // contains reports whether the sorted list a holds x: a binary search whose
-// steps compile to conditional moves instead of branches, which on random
-// candidates were mispredicted half the time (sampling 128 negatives for
-// each of a batch's queries spent a third of its time in
-// slices.BinarySearch).
+// steps are arithmetic instead of branches, which on random candidates
+// were mispredicted half the time (sampling 128 negatives for each of a
+// batch's queries spent a third of its time in slices.BinarySearch).
 func contains(a []int32, x int32) bool {
 	n := len(a)
 	if n == 0 {
