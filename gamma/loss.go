@@ -197,7 +197,9 @@ func (w *Workspace[T]) Backward() error {
 			}
 		}
 	})
-	w.entityBackward()
+	zero := w.m.zeroGrads
+	w.m.zeroGrads = false
+	w.entityBackward(zero)
 	w.queryBackward()
 	w.backward(t.runs)
 	return nil

@@ -50,6 +50,10 @@ type Model[T kernel.Float] struct {
 	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
 	tpacks  map[packKey]*trainPack      // training weights, repacked per version
 	halves  *halves[T]                  // inference relation halves, valid while halves.version == version
+	// zeroGrads: every gradient is known to be zero (ZeroGrad, or
+	// GradsZeroed), so the next Backward writes the entity rows it
+	// reaches instead of reading them to add to them.
+	zeroGrads bool
 }
 
 // Config returns the model's configuration.
@@ -92,7 +96,14 @@ func (m *Model[T]) ZeroGrad() {
 		// The entity table's gradient: hundreds of MB at d = 800.
 		parallelFor(len(g), 1<<18, func(_, lo, hi int) { clear(g[lo:hi]) })
 	}
+	m.GradsZeroed()
 }
+
+// GradsZeroed tells the model that every gradient is zero (an optimiser
+// zeroed them as it read them: optim.Adam.ZeroGrads), as after ZeroGrad.
+// The next Backward then writes the entity table's gradient rows instead
+// of adding to them (the table's gradient is hundreds of MB at d = 800).
+func (m *Model[T]) GradsZeroed() { m.zeroGrads = true }
 
 // ParamsChanged must be called after the parameters were modified (an
 // optimiser step, a checkpoint load): it invalidates the cached

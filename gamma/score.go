@@ -236,9 +236,11 @@ func queryTermGrad[T kernel.Float](da, db, a, b, psi, lb []T, g T) {
 // entityBackward adds to the entity table's gradient that of the
 // candidates' distances: per distinct candidate, the gradient of its
 // features (Σ g·[α_q; β_q] over its pairs and the runs' components) and of
-// its entity-only term, then their chain rule. It also sums the queries'
-// Σ g·f, per block of candidates.
-func (w *Workspace[T]) entityBackward() {
+// its entity-only term, then their chain rule. When the gradient is known
+// to be zero (zero), each candidate's row is written rather than added to,
+// which spares reading it. It also sums the queries' Σ g·f, per block of
+// candidates.
+func (w *Workspace[T]) entityBackward(zero bool) {
 	m, t := w.m, &w.train
 	d, nu := m.cfg.Dim, len(t.uniq)
 	tab, g := m.params[m.entity].Data, m.grad(m.entity)
@@ -258,7 +260,11 @@ func (w *Workspace[T]) entityBackward() {
 				} else {
 					gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], ge, scratch)
 				}
-				kernel.Axpy(1, df, g[id*2*d:(id+1)*2*d])
+				if zero {
+					copy(g[id*2*d:(id+1)*2*d], df)
+				} else {
+					kernel.Axpy(1, df, g[id*2*d:(id+1)*2*d])
+				}
 			}
 		}
 	})

@@ -299,6 +299,7 @@ func (t *trainer) step(s *Stream) (float64, error) {
 		return 0, err
 	}
 	t.gradsZero = true // Adam's ZeroGrads
+	t.model.GradsZeroed()
 	t.model.ParamsChanged()
 	return loss.Loss, nil
 }
