@@ -218,3 +218,60 @@ func to64(s []float32) []float64 {
 	}
 	return o
 }
+
+// TestMicroKernel checks each level's register kernel alone against a
+// float64 sum: A read in place (rows strided) and packed (k-major panels),
+// from zero over NaN and added to C, k from 1 to past a k block. C's rows
+// are wider than the tile: cells beside it must stay untouched.
+func TestMicroKernel(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		kern := cur.gemm
+		mr, nr := kern.mr, kern.nr
+		r := rand.New(rand.NewPCG(3, 3))
+		for _, k := range []int{1, 2, 7, 64, 300} {
+			for _, packed := range []bool{false, true} {
+				for _, load := range []bool{false, true} {
+					ar, ap := k+3, 1 // in place: rows of a wider matrix
+					if packed {
+						ar, ap = 1, mr
+					}
+					a := randSlice(r, (mr-1)*ar+(k-1)*ap+1)
+					b := randSlice(r, k*nr)
+					ldc := nr + 5
+					c := randSlice(r, mr*ldc)
+					if !load {
+						for i := range mr {
+							for j := range nr {
+								c[i*ldc+j] = float32(math.NaN())
+							}
+						}
+					}
+					c0 := slices.Clone(c)
+					kern.micro(k, a, ar, ap, b, nr, c, ldc, load)
+					for i := range mr {
+						for j := range ldc {
+							got := c[i*ldc+j]
+							if j >= nr {
+								if !sameBits(got, c0[i*ldc+j]) {
+									t.Fatalf("k %d packed %v load %v: c[%d][%d] beside the tile changed", k, packed, load, i, j)
+								}
+								continue
+							}
+							want, bound := 0.0, 0.0
+							if load {
+								want, bound = float64(c0[i*ldc+j]), math.Abs(float64(c0[i*ldc+j]))
+							}
+							for p := range k {
+								x := float64(a[i*ar+p*ap]) * float64(b[p*nr+j])
+								want, bound = want+x, bound+math.Abs(x)
+							}
+							if tol := float64(k+2) * 0x1p-24 * bound; !(math.Abs(float64(got)-want) <= tol) {
+								t.Fatalf("k %d packed %v load %v: C[%d][%d] = %g, want %g ± %g", k, packed, load, i, j, got, want, tol)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

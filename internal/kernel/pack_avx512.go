@@ -4,10 +4,10 @@ package kernel
 
 import "simd/archsimd"
 
-// AVX-512 packers for the 4×32 kernel. The transposing cases (A as stored,
-// Bᵀ) move 16-float rows through perfect-shuffle networks of ConcatPermute:
-// one shuffle rotates the (row, lane) bit address left by one, so log₂(rows)
-// of them transpose. Partial panels fall back to the scalar packers.
+// AVX-512 packers for the 8×32 kernel. Bᵀ's 16-float rows go through a
+// perfect-shuffle network of ConcatPermute: one shuffle rotates the (row,
+// lane) bit address left by one, so log₂(rows) of them transpose. Partial
+// panels fall back to the scalar packers.
 
 // Interleave the low / high halves of two vectors: x0 y0 x1 y1 …
 var (
@@ -15,66 +15,32 @@ var (
 	shuffleHi = [16]uint32{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}
 )
 
+// packAAVX512 packs op(A) in the 8-row panels of micro8x32AVX512. Only a
+// stored Aᵀ (the weight gradients' dYᵀ) has a vector packer: a row of a
+// holds 8 contiguous floats of each panel, so one 16-float load serves two
+// panels. A as stored is packed only when alpha ≠ 1, which the model never
+// asks for.
 func packAAVX512(dst, a []float32, lda int, trans bool, i0, mc, p0, kc int, alpha float32) {
-	lo, hi := archsimd.LoadUint32x16(&shuffleLo), archsimd.LoadUint32x16(&shuffleHi)
-	va := archsimd.BroadcastFloat32x16(alpha)
-	if trans {
-		packATAVX512(dst, a, lda, i0, mc, p0, kc, alpha)
+	if !trans {
+		packAGo(dst, a, lda, false, i0, mc, p0, kc, 8, alpha)
 		return
 	}
-	for q := 0; q*4 < mc; q++ {
-		pan := dst[q*4*kc : (q+1)*4*kc]
-		i := i0 + q*4
-		if mc-q*4 < 4 {
-			packAGo(pan, a, lda, trans, i, mc-q*4, p0, kc, 4, alpha)
-			continue
-		}
-		r0s, r1s := a[i*lda+p0:i*lda+p0+kc], a[(i+1)*lda+p0:(i+1)*lda+p0+kc]
-		r2s, r3s := a[(i+2)*lda+p0:(i+2)*lda+p0+kc], a[(i+3)*lda+p0:(i+3)*lda+p0+kc]
-		p := 0
-		for ; p+16 <= kc; p += 16 {
-			r0, r1 := archsimd.LoadFloat32x16Slice(r0s[p:]), archsimd.LoadFloat32x16Slice(r1s[p:])
-			r2, r3 := archsimd.LoadFloat32x16Slice(r2s[p:]), archsimd.LoadFloat32x16Slice(r3s[p:])
-			if alpha != 1 {
-				r0, r1, r2, r3 = r0.Mul(va), r1.Mul(va), r2.Mul(va), r3.Mul(va)
-			}
-			a0, a1 := r0.ConcatPermute(r2, lo), r0.ConcatPermute(r2, hi)
-			a2, a3 := r1.ConcatPermute(r3, lo), r1.ConcatPermute(r3, hi)
-			d := pan[p*4 : p*4+64]
-			a0.ConcatPermute(a2, lo).StoreSlice(d[0:])
-			a0.ConcatPermute(a2, hi).StoreSlice(d[16:])
-			a1.ConcatPermute(a3, lo).StoreSlice(d[32:])
-			a1.ConcatPermute(a3, hi).StoreSlice(d[48:])
-		}
-		for ; p < kc; p++ {
-			pan[p*4], pan[p*4+1], pan[p*4+2], pan[p*4+3] = alpha*r0s[p], alpha*r1s[p], alpha*r2s[p], alpha*r3s[p]
-		}
-	}
-}
-
-// packATAVX512 packs stored Aᵀ, where a row of a holds 4 contiguous floats
-// of each panel: one 16-float load serves 4 panels.
-func packATAVX512(dst, a []float32, lda, i0, mc, p0, kc int, alpha float32) {
 	va := archsimd.BroadcastFloat32x16(alpha)
 	full := mc / 16 * 16 // columns handled 16 at a time
 	for i := 0; i < full; i += 16 {
-		q := i / 4 // first of the 4 panels
-		d0, d1 := dst[q*4*kc:(q+1)*4*kc], dst[(q+1)*4*kc:(q+2)*4*kc]
-		d2, d3 := dst[(q+2)*4*kc:(q+3)*4*kc], dst[(q+3)*4*kc:(q+4)*4*kc]
+		q := i / 8 // first of the 2 panels
+		d0, d1 := dst[q*8*kc:(q+1)*8*kc], dst[(q+1)*8*kc:(q+2)*8*kc]
 		for p := range kc {
 			v := archsimd.LoadFloat32x16Slice(a[(p0+p)*lda+i0+i:])
 			if alpha != 1 {
 				v = v.Mul(va)
 			}
-			lo, hi := v.GetLo(), v.GetHi()
-			lo.GetLo().StoreSlice(d0[p*4:])
-			lo.GetHi().StoreSlice(d1[p*4:])
-			hi.GetLo().StoreSlice(d2[p*4:])
-			hi.GetHi().StoreSlice(d3[p*4:])
+			v.GetLo().StoreSlice(d0[p*8:])
+			v.GetHi().StoreSlice(d1[p*8:])
 		}
 	}
 	if full < mc {
-		packAGo(dst[full*kc:], a, lda, true, i0+full, mc-full, p0, kc, 4, alpha)
+		packAGo(dst[full*kc:], a, lda, true, i0+full, mc-full, p0, kc, 8, alpha)
 	}
 }
 

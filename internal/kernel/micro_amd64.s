@@ -1,0 +1,129 @@
+//go:build goexperiment.simd
+
+#include "textflag.h"
+
+// func micro8x32(k int, a *float32, ar, ap int, b *float32, bp int, c *float32, ldc int, load bool)
+//
+// The 8×32 AVX-512 micro-kernel: C[r][j] (+)= Σ_p A(r, p)·B[p][j] over k ≥ 1
+// steps, A(r, p) at a[r·ar + p·ap], B[p][j] at b[p·bp + j], C[r][j] at
+// c[r·ldc + j]; with load false the sums start from zero instead of C.
+// Sixteen accumulators Z16–Z31 (row r in Z(16+2r), Z(17+2r)), B's two
+// vectors in Z0, Z1; each A element is an embedded broadcast of the FMA
+// (one instruction). Rows are addressed from three bases a, a + 3·ar and
+// a + 6·ar with the row stride as index (scales 1, 2, 4).
+TEXT ·micro8x32(SB), NOSPLIT, $0-65
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), SI
+	MOVQ ar+16(FP), R8
+	MOVQ ap+24(FP), R11
+	MOVQ b+32(FP), DI
+	MOVQ bp+40(FP), R12
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R13
+	MOVBLZX load+64(FP), BX
+	SHLQ $2, R8
+	SHLQ $2, R11
+	SHLQ $2, R12
+	SHLQ $2, R13
+	LEAQ (R8)(R8*2), CX
+	LEAQ (SI)(CX*1), R9
+	LEAQ (R9)(CX*1), R10
+
+	TESTQ BX, BX
+	JZ    zero
+	MOVQ  DX, CX
+	VMOVUPS (CX), Z16
+	VMOVUPS 64(CX), Z17
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z18
+	VMOVUPS 64(CX), Z19
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z20
+	VMOVUPS 64(CX), Z21
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z22
+	VMOVUPS 64(CX), Z23
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z24
+	VMOVUPS 64(CX), Z25
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z26
+	VMOVUPS 64(CX), Z27
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z28
+	VMOVUPS 64(CX), Z29
+	ADDQ  R13, CX
+	VMOVUPS (CX), Z30
+	VMOVUPS 64(CX), Z31
+	JMP   loop
+
+zero:
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	VPXORD Z31, Z31, Z31
+
+loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VFMADD231PS.BCST (SI), Z0, Z16
+	VFMADD231PS.BCST (SI), Z1, Z17
+	VFMADD231PS.BCST (SI)(R8*1), Z0, Z18
+	VFMADD231PS.BCST (SI)(R8*1), Z1, Z19
+	VFMADD231PS.BCST (SI)(R8*2), Z0, Z20
+	VFMADD231PS.BCST (SI)(R8*2), Z1, Z21
+	VFMADD231PS.BCST (R9), Z0, Z22
+	VFMADD231PS.BCST (R9), Z1, Z23
+	VFMADD231PS.BCST (SI)(R8*4), Z0, Z24
+	VFMADD231PS.BCST (SI)(R8*4), Z1, Z25
+	VFMADD231PS.BCST (R9)(R8*2), Z0, Z26
+	VFMADD231PS.BCST (R9)(R8*2), Z1, Z27
+	VFMADD231PS.BCST (R10), Z0, Z28
+	VFMADD231PS.BCST (R10), Z1, Z29
+	VFMADD231PS.BCST (R10)(R8*1), Z0, Z30
+	VFMADD231PS.BCST (R10)(R8*1), Z1, Z31
+	ADDQ R11, SI
+	ADDQ R11, R9
+	ADDQ R11, R10
+	ADDQ R12, DI
+	DECQ AX
+	JNZ  loop
+
+	MOVQ DX, CX
+	VMOVUPS Z16, (CX)
+	VMOVUPS Z17, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z18, (CX)
+	VMOVUPS Z19, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z20, (CX)
+	VMOVUPS Z21, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z22, (CX)
+	VMOVUPS Z23, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z24, (CX)
+	VMOVUPS Z25, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z26, (CX)
+	VMOVUPS Z27, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z28, (CX)
+	VMOVUPS Z29, 64(CX)
+	ADDQ  R13, CX
+	VMOVUPS Z30, (CX)
+	VMOVUPS Z31, 64(CX)
+	VZEROUPPER
+	RET
