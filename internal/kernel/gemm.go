@@ -10,12 +10,15 @@ import "sync"
 //
 // B is packed one column block at a time, unless it comes packed whole
 // (GemmPacked): then its blocks are read from the panels. A is read in
-// place as stored (rows along k) unless alpha ≠ 1; a stored Aᵀ is packed
-// gemmMCSub rows at a time. Packing A whole, as BLIS does, cost 5–10 % of
-// the products here (with 2d ≤ 1600 a packed element serves only a few
-// hundred FLOPs), and a job's packed A (1,227 rows × kc) pushed the B
-// block out of L2. Reading B in place as well measured 10–30 % slower on
-// cold operands (rows of B strided by ldb: a page per k step).
+// place unless alpha ≠ 1: as stored (rows along k), or, by kernels of 8
+// rows, as stored Aᵀ (a panel's k step is 8 contiguous floats, half a
+// cache line, whose other half the next panel reads; packing it cost ~2 %
+// of an iteration). Smaller kernels get a stored Aᵀ packed gemmMCSub rows
+// at a time. Packing A whole, as BLIS does, cost 5–10 % of the products
+// here (with 2d ≤ 1600 a packed element serves only a few hundred FLOPs),
+// and a job's packed A (1,227 rows × kc) pushed the B block out of L2.
+// Reading B in place as well measured 10–30 % slower on cold operands
+// (rows of B strided by ldb: a page per k step).
 //
 // The micro-kernel accumulates straight into C (from zero in the first k
 // block when beta = 0), so every element is beta·c + Σ_p (alpha·a_ip)·b_pj
@@ -38,6 +41,9 @@ type gemmKernel struct {
 	// packA and packB lay out the operands; nil means the scalar packers.
 	packA func(dst, a []float32, lda int, trans bool, i0, mc, p0, kc int, alpha float32)
 	packB func(dst, b []float32, ldb int, trans bool, p0, kc, j0, nc int)
+	// readsAT says the kernel reads a stored Aᵀ in place (its mr floats of
+	// a row per k step) rather than from packed panels.
+	readsAT bool
 	// small is the path for m ≤ gemmSmallM (gemm_small.go).
 	small *smallKernels
 }
@@ -168,9 +174,10 @@ func (g *gemmCall) scratch() *gemmScratch {
 	return s
 }
 
-// packsA reports whether g packs op(A): a stored Aᵀ would be read one
-// float of every cache line per k step, and alpha has to be applied.
-func (g *gemmCall) packsA() bool { return g.transA || g.alpha != 1 }
+// packsA reports whether g packs op(A): alpha has to be applied, or A is
+// stored transposed and the kernel's rows are too few to read it in place
+// (4 rows would use a quarter of every cache line per k step).
+func (g *gemmCall) packsA() bool { return g.transA && !g.kern.readsAT || g.alpha != 1 }
 
 // job computes the C block of one job: beta·C, then the k blocks in order.
 func (g *gemmCall) job(s *gemmScratch, job int) {
@@ -204,6 +211,10 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 			}
 			if !g.packsA() {
 				a := opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
+				if g.transA {
+					// Rows one float apart, k steps a stored row apart.
+					a = opA{d: g.a[pc*g.lda+i0:], off: 1, ar: 1, ap: g.lda}
+				}
 				gemmBlock(kern, kc, a, bp, s, g.c, g.ldc, i0, i1, jb, je, load)
 				continue
 			}

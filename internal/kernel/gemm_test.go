@@ -220,21 +220,19 @@ func to64(s []float32) []float64 {
 }
 
 // TestMicroKernel checks each level's register kernel alone against a
-// float64 sum: A read in place (rows strided) and packed (k-major panels),
-// from zero over NaN and added to C, k from 1 to past a k block. C's rows
-// are wider than the tile: cells beside it must stay untouched.
+// float64 sum: A as stored (rows strided), packed (k-major panels) and as
+// stored Aᵀ (rows adjacent, k steps strided), from zero over NaN and added
+// to C, k from 1 to past a k block. C's rows are wider than the tile:
+// cells beside it must stay untouched.
 func TestMicroKernel(t *testing.T) {
 	eachLevel(t, func(t *testing.T) {
 		kern := cur.gemm
 		mr, nr := kern.mr, kern.nr
 		r := rand.New(rand.NewPCG(3, 3))
 		for _, k := range []int{1, 2, 7, 64, 300} {
-			for _, packed := range []bool{false, true} {
+			for layout, st := range [][2]int{{k + 3, 1}, {1, mr}, {1, mr + 5}} {
 				for _, load := range []bool{false, true} {
-					ar, ap := k+3, 1 // in place: rows of a wider matrix
-					if packed {
-						ar, ap = 1, mr
-					}
+					ar, ap := st[0], st[1]
 					a := randSlice(r, (mr-1)*ar+(k-1)*ap+1)
 					b := randSlice(r, k*nr)
 					ldc := nr + 5
@@ -253,7 +251,7 @@ func TestMicroKernel(t *testing.T) {
 							got := c[i*ldc+j]
 							if j >= nr {
 								if !sameBits(got, c0[i*ldc+j]) {
-									t.Fatalf("k %d packed %v load %v: c[%d][%d] beside the tile changed", k, packed, load, i, j)
+									t.Fatalf("k %d layout %d load %v: c[%d][%d] beside the tile changed", k, layout, load, i, j)
 								}
 								continue
 							}
@@ -266,7 +264,7 @@ func TestMicroKernel(t *testing.T) {
 								want, bound = want+x, bound+math.Abs(x)
 							}
 							if tol := float64(k+2) * 0x1p-24 * bound; !(math.Abs(float64(got)-want) <= tol) {
-								t.Fatalf("k %d packed %v load %v: C[%d][%d] = %g, want %g ± %g", k, packed, load, i, j, got, want, tol)
+								t.Fatalf("k %d layout %d load %v: C[%d][%d] = %g, want %g ± %g", k, layout, load, i, j, got, want, tol)
 							}
 						}
 					}

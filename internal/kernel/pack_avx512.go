@@ -4,45 +4,16 @@ package kernel
 
 import "simd/archsimd"
 
-// AVX-512 packers for the 8×32 kernel. Bᵀ's 16-float rows go through a
-// perfect-shuffle network of ConcatPermute: one shuffle rotates the (row,
-// lane) bit address left by one, so log₂(rows) of them transpose. Partial
-// panels fall back to the scalar packers.
+// The AVX-512 packer of B for the 8×32 kernel (A is read in place). Bᵀ's
+// 16-float rows go through a perfect-shuffle network of ConcatPermute: one
+// shuffle rotates the (row, lane) bit address left by one, so log₂(rows)
+// of them transpose. Partial panels fall back to the scalar packer.
 
 // Interleave the low / high halves of two vectors: x0 y0 x1 y1 …
 var (
 	shuffleLo = [16]uint32{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23}
 	shuffleHi = [16]uint32{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}
 )
-
-// packAAVX512 packs op(A) in the 8-row panels of micro8x32AVX512. Only a
-// stored Aᵀ (the weight gradients' dYᵀ) has a vector packer: a row of a
-// holds 8 contiguous floats of each panel, so one 16-float load serves two
-// panels. A as stored is packed only when alpha ≠ 1, which the model never
-// asks for.
-func packAAVX512(dst, a []float32, lda int, trans bool, i0, mc, p0, kc int, alpha float32) {
-	if !trans {
-		packAGo(dst, a, lda, false, i0, mc, p0, kc, 8, alpha)
-		return
-	}
-	va := archsimd.BroadcastFloat32x16(alpha)
-	full := mc / 16 * 16 // columns handled 16 at a time
-	for i := 0; i < full; i += 16 {
-		q := i / 8 // first of the 2 panels
-		d0, d1 := dst[q*8*kc:(q+1)*8*kc], dst[(q+1)*8*kc:(q+2)*8*kc]
-		for p := range kc {
-			v := archsimd.LoadFloat32x16Slice(a[(p0+p)*lda+i0+i:])
-			if alpha != 1 {
-				v = v.Mul(va)
-			}
-			v.GetLo().StoreSlice(d0[p*8:])
-			v.GetHi().StoreSlice(d1[p*8:])
-		}
-	}
-	if full < mc {
-		packAGo(dst[full*kc:], a, lda, true, i0+full, mc-full, p0, kc, 8, alpha)
-	}
-}
 
 func packBAVX512(dst, b []float32, ldb int, trans bool, p0, kc, j0, nc int) {
 	full := nc / 32 * 32 // columns in whole panels
