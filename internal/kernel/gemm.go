@@ -210,10 +210,12 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 				packBGo(s.b, g.b, g.ldb, g.transB, pc, kc, jb, je-jb, nr)
 			}
 			if !g.packsA() {
-				a := opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
+				var a opA
 				if g.transA {
 					// Rows one float apart, k steps a stored row apart.
 					a = opA{d: g.a[pc*g.lda+i0:], off: 1, ar: 1, ap: g.lda}
+				} else {
+					a = opA{d: g.a[i0*g.lda+pc:], off: g.lda, ar: g.lda, ap: 1}
 				}
 				gemmBlock(kern, kc, a, bp, s, g.c, g.ldc, i0, i1, jb, je, load)
 				continue

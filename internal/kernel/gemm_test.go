@@ -21,6 +21,7 @@ func gemmCases() []gemmCase {
 	shapes := [][3]int{
 		{1, 1, 1}, {4, 32, 8}, {3, 5, 7}, {5, 17, 1}, {17, 33, 31}, {33, 31, 64},
 		{8, 300, 40}, {300, 7, 19}, {67, 100, 257}, {130, 270, 600}, {1, 520, 33}, {260, 3, 70},
+		{600, 40, 300},  // few columns: the jobs split the rows
 		{70, 1100, 300}, // several column blocks (gemmNC), k blocks and edges
 	}
 	for i, s := range shapes {
