@@ -28,7 +28,7 @@ import "sync"
 const (
 	gemmKC    = 256
 	gemmNC    = 512
-	gemmMCSub = 64 // rows of A packed at a time: 64 KB, beside the B block in L2
+	gemmMCSub = 64 // rows of A packed at a time (whole panels, at most): 64 KB, beside the B block in L2
 )
 
 // gemmKernel is a micro-kernel, its tile size and the packers that feed it.
@@ -220,8 +220,9 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 				gemmBlock(kern, kc, a, bp, s, g.c, g.ldc, i0, i1, jb, je, load)
 				continue
 			}
-			for ib := i0; ib < i1; ib += gemmMCSub {
-				ie := min(ib+gemmMCSub, i1)
+			mcs := gemmMCSub / mr * mr // whole panels
+			for ib := i0; ib < i1; ib += mcs {
+				ie := min(ib+mcs, i1)
 				if kern.packA != nil {
 					kern.packA(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, g.alpha)
 				} else {

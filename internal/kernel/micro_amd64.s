@@ -127,3 +127,112 @@ loop:
 	VMOVUPS Z31, 64(CX)
 	VZEROUPPER
 	RET
+
+// func micro6x16(k int, a *float32, ar, ap int, b *float32, bp int, c *float32, ldc int, load bool)
+//
+// The 6×16 AVX2 micro-kernel, with micro8x32's contract for a 6×16 tile.
+// Twelve accumulators Y3–Y14 (row r in Y(3+2r), Y(4+2r)), B's two vectors
+// in Y0, Y1, each A element broadcast into Y2 (AVX2 has no embedded
+// broadcast). Rows are addressed from two bases a and a + 3·ar with the
+// row stride as index (scales 1, 2, 4). Y15 stays unused (ABIInternal's
+// zero register).
+TEXT ·micro6x16(SB), NOSPLIT, $0-65
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), SI
+	MOVQ ar+16(FP), R8
+	MOVQ ap+24(FP), R11
+	MOVQ b+32(FP), DI
+	MOVQ bp+40(FP), R12
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R13
+	MOVBLZX load+64(FP), BX
+	SHLQ $2, R8
+	SHLQ $2, R11
+	SHLQ $2, R12
+	SHLQ $2, R13
+	LEAQ (R8)(R8*2), CX
+	LEAQ (SI)(CX*1), R9
+
+	TESTQ BX, BX
+	JZ    zero6
+	MOVQ  DX, CX
+	VMOVUPS (CX), Y3
+	VMOVUPS 32(CX), Y4
+	ADDQ  R13, CX
+	VMOVUPS (CX), Y5
+	VMOVUPS 32(CX), Y6
+	ADDQ  R13, CX
+	VMOVUPS (CX), Y7
+	VMOVUPS 32(CX), Y8
+	ADDQ  R13, CX
+	VMOVUPS (CX), Y9
+	VMOVUPS 32(CX), Y10
+	ADDQ  R13, CX
+	VMOVUPS (CX), Y11
+	VMOVUPS 32(CX), Y12
+	ADDQ  R13, CX
+	VMOVUPS (CX), Y13
+	VMOVUPS 32(CX), Y14
+	JMP   loop6
+
+zero6:
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+
+loop6:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VBROADCASTSS (SI), Y2
+	VFMADD231PS Y0, Y2, Y3
+	VFMADD231PS Y1, Y2, Y4
+	VBROADCASTSS (SI)(R8*1), Y2
+	VFMADD231PS Y0, Y2, Y5
+	VFMADD231PS Y1, Y2, Y6
+	VBROADCASTSS (SI)(R8*2), Y2
+	VFMADD231PS Y0, Y2, Y7
+	VFMADD231PS Y1, Y2, Y8
+	VBROADCASTSS (R9), Y2
+	VFMADD231PS Y0, Y2, Y9
+	VFMADD231PS Y1, Y2, Y10
+	VBROADCASTSS (SI)(R8*4), Y2
+	VFMADD231PS Y0, Y2, Y11
+	VFMADD231PS Y1, Y2, Y12
+	VBROADCASTSS (R9)(R8*2), Y2
+	VFMADD231PS Y0, Y2, Y13
+	VFMADD231PS Y1, Y2, Y14
+	ADDQ R11, SI
+	ADDQ R11, R9
+	ADDQ R12, DI
+	DECQ AX
+	JNZ  loop6
+
+	MOVQ DX, CX
+	VMOVUPS Y3, (CX)
+	VMOVUPS Y4, 32(CX)
+	ADDQ  R13, CX
+	VMOVUPS Y5, (CX)
+	VMOVUPS Y6, 32(CX)
+	ADDQ  R13, CX
+	VMOVUPS Y7, (CX)
+	VMOVUPS Y8, 32(CX)
+	ADDQ  R13, CX
+	VMOVUPS Y9, (CX)
+	VMOVUPS Y10, 32(CX)
+	ADDQ  R13, CX
+	VMOVUPS Y11, (CX)
+	VMOVUPS Y12, 32(CX)
+	ADDQ  R13, CX
+	VMOVUPS Y13, (CX)
+	VMOVUPS Y14, 32(CX)
+	VZEROUPPER
+	RET
