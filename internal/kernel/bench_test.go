@@ -122,6 +122,28 @@ func benchMap(b *testing.B, lo, hi float64, fast func(dst, x []float32), ref fun
 
 // The special functions over 1M values log-uniform in [0.1, 1e4]; ref is
 // the float64 reference (math.Lgamma for lgamma) on one goroutine.
+// BenchmarkMicroKernel runs each level's register kernel alone over one
+// row panel of A (read in place) and a block of 512 packed columns of B,
+// k = 256, on one goroutine: the operands stay in L1 and L2, so this is
+// the kernel's peak on this core (ENGINE-NOTES: 116 GFLOP/s per core).
+// Compare it with BenchmarkGemm's shapes, where the operands are cold.
+func BenchmarkMicroKernel(b *testing.B) {
+	const kc, n = 256, 512
+	benchLevels(b, func(b *testing.B) {
+		kern := cur.gemm
+		r := rand.New(rand.NewPCG(1, 1))
+		a, bp := randSlice(r, kern.mr*kc), randSlice(r, kc*n)
+		c := make([]float32, kern.mr*n)
+		for b.Loop() {
+			for j := 0; j < n; j += kern.nr {
+				kern.micro(kc, a, kc, 1, bp[j*kc:], kern.nr, c[j:], n, true)
+			}
+		}
+		b.ReportMetric(2*float64(kern.mr*n*kc)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(0, "ns/op")
+	})
+}
+
 func BenchmarkLgamma(b *testing.B)   { benchMap(b, 0.1, 1e4, Lgamma[float32], lgammaRef[float32]) }
 func BenchmarkDigamma(b *testing.B)  { benchMap(b, 0.1, 1e4, Digamma[float32], digammaRef[float32]) }
 func BenchmarkTrigamma(b *testing.B) { benchMap(b, 0.1, 1e4, Trigamma[float32], trigammaRef[float32]) }
