@@ -2,6 +2,39 @@
 
 #include "textflag.h"
 
+// MICRO_ARGS loads the arguments of both kernels (same signature) as byte
+// strides: AX k, SI a (row 0), R8 the row stride, R9 a + 3 rows, R11 A's
+// k step, DI b, R12 B's k step, DX c, R13 C's row stride, BX load.
+#define MICRO_ARGS \
+	MOVQ k+0(FP), AX; \
+	MOVQ a+8(FP), SI; \
+	MOVQ ar+16(FP), R8; \
+	MOVQ ap+24(FP), R11; \
+	MOVQ b+32(FP), DI; \
+	MOVQ bp+40(FP), R12; \
+	MOVQ c+48(FP), DX; \
+	MOVQ ldc+56(FP), R13; \
+	MOVBLZX load+64(FP), BX; \
+	SHLQ $2, R8; \
+	SHLQ $2, R11; \
+	SHLQ $2, R12; \
+	SHLQ $2, R13; \
+	LEAQ (R8)(R8*2), CX; \
+	LEAQ (SI)(CX*1), R9
+
+// C_LOAD and C_STORE move one row of the C tile (two vectors, the second
+// at byte offset off) between memory at CX and registers r0, r1, and step
+// CX to the next row.
+#define C_LOAD(r0, r1, off) \
+	VMOVUPS (CX), r0; \
+	VMOVUPS off(CX), r1; \
+	ADDQ R13, CX
+
+#define C_STORE(r0, r1, off) \
+	VMOVUPS r0, (CX); \
+	VMOVUPS r1, off(CX); \
+	ADDQ R13, CX
+
 // func micro8x32(k int, a *float32, ar, ap int, b *float32, bp int, c *float32, ldc int, load bool)
 //
 // The 8×32 AVX-512 micro-kernel: C[r][j] (+)= Σ_p A(r, p)·B[p][j] over k ≥ 1
@@ -12,49 +45,20 @@
 // (one instruction). Rows are addressed from three bases a, a + 3·ar and
 // a + 6·ar with the row stride as index (scales 1, 2, 4).
 TEXT ·micro8x32(SB), NOSPLIT, $0-65
-	MOVQ k+0(FP), AX
-	MOVQ a+8(FP), SI
-	MOVQ ar+16(FP), R8
-	MOVQ ap+24(FP), R11
-	MOVQ b+32(FP), DI
-	MOVQ bp+40(FP), R12
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), R13
-	MOVBLZX load+64(FP), BX
-	SHLQ $2, R8
-	SHLQ $2, R11
-	SHLQ $2, R12
-	SHLQ $2, R13
-	LEAQ (R8)(R8*2), CX
-	LEAQ (SI)(CX*1), R9
+	MICRO_ARGS
 	LEAQ (R9)(CX*1), R10
 
 	TESTQ BX, BX
 	JZ    zero
 	MOVQ  DX, CX
-	VMOVUPS (CX), Z16
-	VMOVUPS 64(CX), Z17
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z18
-	VMOVUPS 64(CX), Z19
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z20
-	VMOVUPS 64(CX), Z21
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z22
-	VMOVUPS 64(CX), Z23
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z24
-	VMOVUPS 64(CX), Z25
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z26
-	VMOVUPS 64(CX), Z27
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z28
-	VMOVUPS 64(CX), Z29
-	ADDQ  R13, CX
-	VMOVUPS (CX), Z30
-	VMOVUPS 64(CX), Z31
+	C_LOAD(Z16, Z17, 64)
+	C_LOAD(Z18, Z19, 64)
+	C_LOAD(Z20, Z21, 64)
+	C_LOAD(Z22, Z23, 64)
+	C_LOAD(Z24, Z25, 64)
+	C_LOAD(Z26, Z27, 64)
+	C_LOAD(Z28, Z29, 64)
+	C_LOAD(Z30, Z31, 64)
 	JMP   loop
 
 zero:
@@ -102,29 +106,14 @@ loop:
 	JNZ  loop
 
 	MOVQ DX, CX
-	VMOVUPS Z16, (CX)
-	VMOVUPS Z17, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z18, (CX)
-	VMOVUPS Z19, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z20, (CX)
-	VMOVUPS Z21, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z22, (CX)
-	VMOVUPS Z23, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z24, (CX)
-	VMOVUPS Z25, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z26, (CX)
-	VMOVUPS Z27, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z28, (CX)
-	VMOVUPS Z29, 64(CX)
-	ADDQ  R13, CX
-	VMOVUPS Z30, (CX)
-	VMOVUPS Z31, 64(CX)
+	C_STORE(Z16, Z17, 64)
+	C_STORE(Z18, Z19, 64)
+	C_STORE(Z20, Z21, 64)
+	C_STORE(Z22, Z23, 64)
+	C_STORE(Z24, Z25, 64)
+	C_STORE(Z26, Z27, 64)
+	C_STORE(Z28, Z29, 64)
+	C_STORE(Z30, Z31, 64)
 	VZEROUPPER
 	RET
 
@@ -137,42 +126,17 @@ loop:
 // row stride as index (scales 1, 2, 4). Y15 stays unused (ABIInternal's
 // zero register).
 TEXT ·micro6x16(SB), NOSPLIT, $0-65
-	MOVQ k+0(FP), AX
-	MOVQ a+8(FP), SI
-	MOVQ ar+16(FP), R8
-	MOVQ ap+24(FP), R11
-	MOVQ b+32(FP), DI
-	MOVQ bp+40(FP), R12
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), R13
-	MOVBLZX load+64(FP), BX
-	SHLQ $2, R8
-	SHLQ $2, R11
-	SHLQ $2, R12
-	SHLQ $2, R13
-	LEAQ (R8)(R8*2), CX
-	LEAQ (SI)(CX*1), R9
+	MICRO_ARGS
 
 	TESTQ BX, BX
 	JZ    zero6
 	MOVQ  DX, CX
-	VMOVUPS (CX), Y3
-	VMOVUPS 32(CX), Y4
-	ADDQ  R13, CX
-	VMOVUPS (CX), Y5
-	VMOVUPS 32(CX), Y6
-	ADDQ  R13, CX
-	VMOVUPS (CX), Y7
-	VMOVUPS 32(CX), Y8
-	ADDQ  R13, CX
-	VMOVUPS (CX), Y9
-	VMOVUPS 32(CX), Y10
-	ADDQ  R13, CX
-	VMOVUPS (CX), Y11
-	VMOVUPS 32(CX), Y12
-	ADDQ  R13, CX
-	VMOVUPS (CX), Y13
-	VMOVUPS 32(CX), Y14
+	C_LOAD(Y3, Y4, 32)
+	C_LOAD(Y5, Y6, 32)
+	C_LOAD(Y7, Y8, 32)
+	C_LOAD(Y9, Y10, 32)
+	C_LOAD(Y11, Y12, 32)
+	C_LOAD(Y13, Y14, 32)
 	JMP   loop6
 
 zero6:
@@ -217,22 +181,11 @@ loop6:
 	JNZ  loop6
 
 	MOVQ DX, CX
-	VMOVUPS Y3, (CX)
-	VMOVUPS Y4, 32(CX)
-	ADDQ  R13, CX
-	VMOVUPS Y5, (CX)
-	VMOVUPS Y6, 32(CX)
-	ADDQ  R13, CX
-	VMOVUPS Y7, (CX)
-	VMOVUPS Y8, 32(CX)
-	ADDQ  R13, CX
-	VMOVUPS Y9, (CX)
-	VMOVUPS Y10, 32(CX)
-	ADDQ  R13, CX
-	VMOVUPS Y11, (CX)
-	VMOVUPS Y12, 32(CX)
-	ADDQ  R13, CX
-	VMOVUPS Y13, (CX)
-	VMOVUPS Y14, 32(CX)
+	C_STORE(Y3, Y4, 32)
+	C_STORE(Y5, Y6, 32)
+	C_STORE(Y7, Y8, 32)
+	C_STORE(Y9, Y10, 32)
+	C_STORE(Y11, Y12, 32)
+	C_STORE(Y13, Y14, 32)
 	VZEROUPPER
 	RET
