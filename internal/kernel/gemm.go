@@ -38,8 +38,9 @@ type gemmKernel struct {
 	// c with row stride ldc; with load false it starts from zero instead of
 	// reading c (the same bits as adding to a cleared tile).
 	micro func(k int, a []float32, ar, ap int, b []float32, bp int, c []float32, ldc int, load bool)
-	// packA and packB lay out the operands; nil means the scalar packers.
-	packA func(dst, a []float32, lda int, trans bool, i0, mc, p0, kc int, alpha float32)
+	// packB lays out B's blocks; nil means the scalar packer. A, read in
+	// place, is packed only to apply alpha ≠ 1 (or, for kernels that do not
+	// read a stored Aᵀ, to transpose it): always by the scalar packer.
 	packB func(dst, b []float32, ldb int, trans bool, p0, kc, j0, nc int)
 	// readsAT says the kernel reads a stored Aᵀ in place (its mr floats of
 	// a row per k step) rather than from packed panels.
@@ -223,11 +224,7 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 			mcs := gemmMCSub / mr * mr // whole panels
 			for ib := i0; ib < i1; ib += mcs {
 				ie := min(ib+mcs, i1)
-				if kern.packA != nil {
-					kern.packA(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, g.alpha)
-				} else {
-					packAGo(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, mr, g.alpha)
-				}
+				packAGo(s.a, g.a, g.lda, g.transA, ib, ie-ib, pc, kc, mr, g.alpha)
 				a := opA{d: s.a, off: kc, ar: 1, ap: mr, packed: true}
 				gemmBlock(kern, kc, a, bp, s, g.c, g.ldc, ib, ie, jb, je, load)
 			}

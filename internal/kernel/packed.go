@@ -171,11 +171,7 @@ func (g *packedCall) do(lo, hi int) {
 			// A is read in place unless alpha has to be applied.
 			a := opA{d: g.a[pc:], off: g.lda, ar: g.lda, ap: 1}
 			if g.alpha != 1 {
-				if kern.packA != nil {
-					kern.packA(s.a, g.a, g.lda, false, 0, g.m, pc, kc, g.alpha)
-				} else {
-					packAGo(s.a, g.a, g.lda, false, 0, g.m, pc, kc, mr, g.alpha)
-				}
+				packAGo(s.a, g.a, g.lda, false, 0, g.m, pc, kc, mr, g.alpha)
 				a = opA{d: s.a, off: kc, ar: 1, ap: mr, packed: true}
 			}
 			// Column chunks whose panels stay in L2 while every row
