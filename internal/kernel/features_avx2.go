@@ -80,12 +80,13 @@ func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 		a1 := clampReg8(archsimd.LoadFloat32x8Slice(xa[i+8:]).Add(one), lo8, hi8)
 		b0 := clampReg8(archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), lo8, hi8)
 		b1 := clampReg8(archsimd.LoadFloat32x8Slice(xb[i+8:]).Add(one), lo8, hi8)
-		psi0, ent0, psi1, ent1 := psiEnt32x8x2(a0, a1)
-		lb0, lb1 := log32x8x2(b0, b1)
-		lb0.Sub(psi0).StoreSlice(f1[i:])
-		lb1.Sub(psi1).StoreSlice(f1[i+8:])
+		// In this order few vectors live across the calls (featuresAVX512).
 		a0.Div(b0).StoreSlice(f2[i:])
 		a1.Div(b1).StoreSlice(f2[i+8:])
+		lb0, lb1 := log32x8x2(b0, b1)
+		psi0, ent0, psi1, ent1 := psiEnt32x8x2(a0, a1)
+		lb0.Sub(psi0).StoreSlice(f1[i:])
+		lb1.Sub(psi1).StoreSlice(f1[i+8:])
 		acc0 = acc0.Add(ent0.GetLo().ConvertToFloat64()).Add(ent1.GetLo().ConvertToFloat64())
 		acc1 = acc1.Add(ent0.GetHi().ConvertToFloat64()).Add(ent1.GetHi().ConvertToFloat64())
 	}

@@ -83,12 +83,14 @@ func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 		a1 := clampReg16(archsimd.LoadFloat32x16Slice(xa[i+16:]).Add(one), lo16, hi16)
 		b0 := clampReg16(archsimd.LoadFloat32x16Slice(xb[i:]).Add(one), lo16, hi16)
 		b1 := clampReg16(archsimd.LoadFloat32x16Slice(xb[i+16:]).Add(one), lo16, hi16)
-		psi0, ent0, psi1, ent1 := psiEnt32x16x2(a0, a1)
-		lb0, lb1 := log32x16x2(b0, b1)
-		lb0.Sub(psi0).StoreSlice(f1[i:])
-		lb1.Sub(psi1).StoreSlice(f1[i+16:])
+		// Stored and taken in this order so that few vectors live across
+		// the calls (every vector register is caller-saved).
 		a0.Div(b0).StoreSlice(f2[i:])
 		a1.Div(b1).StoreSlice(f2[i+16:])
+		lb0, lb1 := log32x16x2(b0, b1)
+		psi0, ent0, psi1, ent1 := psiEnt32x16x2(a0, a1)
+		lb0.Sub(psi0).StoreSlice(f1[i:])
+		lb1.Sub(psi1).StoreSlice(f1[i+16:])
 		acc = acc.Add(ent0.GetLo().ConvertToFloat64()).Add(ent0.GetHi().ConvertToFloat64())
 		acc = acc.Add(ent1.GetLo().ConvertToFloat64()).Add(ent1.GetHi().ConvertToFloat64())
 	}
