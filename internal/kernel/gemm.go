@@ -10,11 +10,11 @@ import "sync"
 //
 // B is packed one column block at a time, unless it comes packed whole
 // (GemmPacked): then its blocks are read from the panels. A is read in
-// place unless alpha ≠ 1: as stored (rows along k), or, by kernels of 8
-// rows, as stored Aᵀ (a panel's k step is 8 contiguous floats, half a
-// cache line, whose other half the next panel reads; packing it cost ~2 %
-// of an iteration). Smaller kernels get a stored Aᵀ packed gemmMCSub rows
-// at a time. Packing A whole, as BLIS does, cost 5–10 % of the products
+// place unless alpha ≠ 1: as stored (rows along k), or, by the vector
+// levels' kernels (8 or 6 rows), as stored Aᵀ (a panel's k step is 8
+// contiguous floats, half a cache line, whose other half the next panel
+// reads; packing it cost ~2 % of an iteration). The pure-Go kernel (one
+// row) gets a stored Aᵀ packed gemmMCSub rows at a time. Packing A whole, as BLIS does, cost 5–10 % of the products
 // here (with 2d ≤ 1600 a packed element serves only a few hundred FLOPs),
 // and a job's packed A (1,227 rows × kc) pushed the B block out of L2.
 // Reading B in place as well measured 10–30 % slower on cold operands
@@ -176,8 +176,8 @@ func (g *gemmCall) scratch() *gemmScratch {
 }
 
 // packsA reports whether g packs op(A): alpha has to be applied, or A is
-// stored transposed and the kernel's rows are too few to read it in place
-// (4 rows would use a quarter of every cache line per k step).
+// stored transposed and the kernel does not read it in place (the
+// one-row pure-Go kernel would use one float of a cache line per k step).
 func (g *gemmCall) packsA() bool { return g.transA && !g.kern.readsAT || g.alpha != 1 }
 
 // job computes the C block of one job: beta·C, then the k blocks in order.
