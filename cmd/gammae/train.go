@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -202,12 +203,22 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Datase
 	cfg.ValidEvery, cfg.Minutes, cfg.Steps, cfg.LRDrops = 0, 0, 1<<30, nil
 	// One run: the first iteration allocates and first-touches every buffer
 	// and the optimiser state, so the clock starts when it ends.
-	var start time.Time
-	var cpu0 time.Duration
+	var (
+		start, last time.Time
+		cpu0        time.Duration
+		host0       cputime.Machine
+		hostOK      bool
+		each        []float64
+	)
 	opts := train.Options{MaxIterations: n + 1, OnIteration: func(it int, _ float64) {
+		now := time.Now()
 		if it == 1 {
-			start, cpu0 = time.Now(), cputime.Process()
+			start, cpu0 = now, cputime.Process()
+			host0, hostOK = cputime.ReadMachine()
+		} else {
+			each = append(each, now.Sub(last).Seconds())
 		}
+		last = now
 	}}
 	if _, err := train.Run(ctx, cfg, d, opts); err != nil {
 		return err
@@ -220,7 +231,26 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Datase
 	}
 	fmt.Fprintf(e.stdout, "d=%d h=%d L=%d batch=%d negatives=%d threads=%d: %.3f s per iteration (3 steps%s), %d iterations after a warm-up\n",
 		cfg.Dim, cfg.Hidden, cfg.Layers, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0), per, cpu, n)
+	if len(each) > 1 {
+		slices.Sort(each)
+		fmt.Fprintf(e.stdout, "  per iteration: fastest %.3f s, median %.3f s, slowest %.3f s\n", each[0], median(each), each[len(each)-1])
+	}
+	if host1, ok := cputime.ReadMachine(); ok && hostOK {
+		// On a virtual machine other guests' work shows as steal: time
+		// this one wanted the CPUs and the hypervisor ran someone else.
+		if sh := cputime.StealShare(host0, host1); sh >= 0 {
+			fmt.Fprintf(e.stdout, "  steal: %.0f %% of the machine's CPU time went to other guests\n", 100*sh)
+		}
+	}
 	return nil
+}
+
+// median of sorted values.
+func median(v []float64) float64 {
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
 
 // absPath records paths in run directories so they resolve from anywhere.

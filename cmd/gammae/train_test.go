@@ -29,6 +29,7 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"eval", "--model", runDir, "--quiet"}, 0, "MRR"},
 		{[]string{"plot", runDir}, 0, ""},
 		{append([]string{"train", "--data", data, "--bench", "1"}, small...), 0, "s per iteration"},
+		{append([]string{"train", "--data", data, "--bench", "3"}, small...), 0, "median"},
 		{[]string{"train", "--data", data}, 1, "--out is required"},
 		{[]string{"train", "--data", data, "--out", runDir, "--lr", "-1"}, 1, "lr must be positive"},
 	}
