@@ -256,9 +256,14 @@ func (t *trainer) resume() error {
 	return nil
 }
 
-// step runs one optimiser step on a batch of s and returns its loss.
-func (t *trainer) step(s *Stream) (float64, error) {
-	b := s.Next(t.cfg.Batch, t.rng)
+// step runs one optimiser step on batch b and returns its loss. With next
+// not nil it also draws next's following batch, in the background while
+// the backward pass and the update run: sampling is serial and took 2 % of
+// an iteration's wall time with one core idle. The draws stay in the
+// serial order, since the forward pass's union dropout is this step's last
+// use of the rng. The caller must wait for the returned draw, if any, even
+// when step fails.
+func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Weight: b.Weight}
 	for _, p := range b.Parts {
 		gb.Groups = append(gb.Groups, gamma.Group{Program: t.progs[p.Group], IDs: p.IDs})
@@ -270,13 +275,17 @@ func (t *trainer) step(s *Stream) (float64, error) {
 	t.gradsZero = false
 	loss, err := t.ws.Forward(gb, t.rng)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if math.IsNaN(loss.Loss) || math.IsInf(loss.Loss, 0) {
-		return loss.Loss, fmt.Errorf("%w: loss is %v", ErrNonFinite, loss.Loss)
+		return loss.Loss, nil, fmt.Errorf("%w: loss is %v", ErrNonFinite, loss.Loss)
+	}
+	var pre *draw
+	if next != nil {
+		pre = t.drawAsync(next)
 	}
 	if err := t.ws.Backward(); err != nil {
-		return 0, err
+		return 0, pre, err
 	}
 	params, grads := t.model.Tensors()
 	if name := nonFinite(t.model, grads); name != "" {
@@ -290,36 +299,70 @@ func (t *trainer) step(s *Stream) (float64, error) {
 			t.logf("train: iteration %d: non-finite gradient of %s: update skipped (%d so far)", t.st.Iteration+1, name, t.st.Skipped)
 		}
 		if t.skippedRun >= maxSkipped {
-			return loss.Loss, fmt.Errorf("%w: %d updates in a row had non-finite gradients", ErrNonFinite, t.skippedRun)
+			return loss.Loss, pre, fmt.Errorf("%w: %d updates in a row had non-finite gradients", ErrNonFinite, t.skippedRun)
 		}
-		return loss.Loss, nil
+		return loss.Loss, pre, nil
 	}
 	t.skippedRun = 0
 	if err := t.opt.Step(params, grads); err != nil {
-		return 0, err
+		return 0, pre, err
 	}
 	t.gradsZero = true // Adam's ZeroGrads
 	t.model.GradsZeroed()
 	t.model.ParamsChanged()
-	return loss.Loss, nil
+	return loss.Loss, pre, nil
+}
+
+// draw is a batch being drawn in the background.
+type draw struct {
+	done  chan struct{}
+	batch *Batch
+}
+
+func (t *trainer) drawAsync(s *Stream) *draw {
+	d := &draw{done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		d.batch = s.Next(t.cfg.Batch, t.rng)
+	}()
+	return d
+}
+
+func (d *draw) wait() *Batch {
+	<-d.done
+	return d.batch
 }
 
 // iteration runs the reference schedule's three steps: path, other, path.
+// Each step's batch after the first is drawn during the step before; the
+// last step draws nothing, so that between iterations (checkpoints) the
+// streams and the rng are where serial sampling leaves them.
 func (t *trainer) iteration() (float64, error) {
-	var sum float64
-	n := 0
+	var streams []*Stream
 	for _, s := range []*Stream{t.path, t.other, t.path} {
-		if s == nil {
-			continue
+		if s != nil {
+			streams = append(streams, s)
 		}
-		l, err := t.step(s)
+	}
+	b := streams[0].Next(t.cfg.Batch, t.rng)
+	var sum float64
+	for i := range streams {
+		var next *Stream
+		if i+1 < len(streams) {
+			next = streams[i+1]
+		}
+		l, pre, err := t.step(b, next)
+		if pre != nil {
+			b = pre.wait()
+		} else if i+1 < len(streams) {
+			b = streams[i+1].Next(t.cfg.Batch, t.rng)
+		}
 		if err != nil {
 			return 0, err
 		}
 		sum += l
-		n++
 	}
-	return sum / float64(n), nil
+	return sum / float64(len(streams)), nil
 }
 
 func (t *trainer) loop(ctx context.Context) (*Summary, error) {
