@@ -50,22 +50,27 @@ func (a *Adam[T]) Step(params, grads [][]T) error {
 		if len(g) != len(params[i]) {
 			return fmt.Errorf("adam: parameter %d has %d values, gradient %d", i, len(params[i]), len(g))
 		}
+		if m := a.state[i].m; m != nil && len(m) != len(g) {
+			return fmt.Errorf("adam: parameter %d has %d values, state %d", i, len(g), len(m))
+		}
+	}
+	ts := make([]kernel.AdamTensor[T], 0, len(grads))
+	for i, g := range grads {
+		if g == nil {
+			continue
+		}
 		s := &a.state[i]
 		if s.m == nil {
 			s.m, s.v = make([]T, len(g)), make([]T, len(g))
-		} else if len(s.m) != len(g) {
-			return fmt.Errorf("adam: parameter %d has %d values, state %d", i, len(g), len(s.m))
 		}
 		s.step++
-		a.update(params[i], g, s)
+		ts = append(ts, kernel.AdamTensor[T]{P: params[i], G: g, M: s.m, V: s.v,
+			AdamParams: kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads}})
 	}
+	// One pass over all tensors (kernel.AdamAll: vectors for float32,
+	// split over the cores).
+	kernel.AdamAll(ts)
 	return nil
-}
-
-// update is torch's single-tensor Adam step (kernel.Adam: vectors for
-// float32, split over the cores for large tensors).
-func (a *Adam[T]) update(p, g []T, s *moments[T]) {
-	kernel.Adam(p, g, s.m, s.v, kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads})
 }
 
 // Reset forgets all moments and step counts, as constructing a new torch

@@ -28,34 +28,63 @@ type AdamParams struct {
 // level gives the bits of the scalar loop (built for GOAMD64 < v3, where
 // Go fuses none either).
 func Adam[T Float](p, g, m, v []T, h AdamParams) {
+	AdamAll([]AdamTensor[T]{{P: p, G: g, M: m, V: v, AdamParams: h}})
+}
+
+// AdamTensor is one tensor of an AdamAll step: parameter, gradient and
+// moments (of one length) and the step's scalars.
+type AdamTensor[T Float] struct {
+	P, G, M, V []T
+	AdamParams
+}
+
+// AdamAll applies Adam to every tensor of ts (each as Adam would, to the
+// bit) in one parallel pass: a model's tensors are many and most are
+// small, and a hand-off to the helpers per tensor left one core idle for
+// the helper's wake-up (~0.1 ms on this machine's virtual CPUs) each time.
+func AdamAll[T Float](ts []AdamTensor[T]) {
 	defer clearUpper()
-	if len(g) != len(p) || len(m) != len(p) || len(v) != len(p) {
-		panic(fmt.Sprintf("kernel.Adam: lengths %d, %d, %d, %d differ", len(p), len(g), len(m), len(v)))
-	}
-	k := adamScalars[T](h)
-	if p32, ok := any(p).([]float32); ok {
-		k32 := any(k).(adamConsts[float32])
-		g32, m32, v32 := any(g).([]float32), any(m).([]float32), any(v).([]float32)
-		if len(p) <= grainStream {
-			cur.adam(p32, g32, m32, v32, &k32)
-			return
+	// Allocated per call (a few hundred bytes once per optimiser step).
+	b := &adamBody[T]{ts: ts, k: make([]adamConsts[T], 0, len(ts))}
+	n := 0
+	for i := range ts {
+		t := &ts[i]
+		if len(t.G) != len(t.P) || len(t.M) != len(t.P) || len(t.V) != len(t.P) {
+			panic(fmt.Sprintf("kernel.Adam: lengths %d, %d, %d, %d differ", len(t.P), len(t.G), len(t.M), len(t.V)))
 		}
-		b := adamBodies32.get()
-		*b = adamBody[float32]{k: k32, p: p32, g: g32, m: m32, v: v32}
-		parallelRange(len(p), grainStream, b)
-		adamBodies32.put(b)
+		b.k = append(b.k, adamScalars[T](t.AdamParams))
+		for lo := 0; lo < len(t.P); lo += grainStream {
+			b.chunks = append(b.chunks, adamChunk{t: i, lo: lo, hi: min(lo+grainStream, len(t.P))})
+		}
+		n += len(t.P)
+	}
+	if n <= grainStream {
+		b.do(0, len(b.chunks))
 		return
 	}
-	p64, ok := any(p).([]float64)
-	if !ok || len(p) <= grainStream {
-		adamRef(p, g, m, v, &k)
-		return
+	parallelFor(len(b.chunks), 1, workers(), b)
+}
+
+// adamChunk is a range of one tensor of an AdamAll step.
+type adamChunk struct{ t, lo, hi int }
+
+// adamBody is AdamAll's parallel body: chunks [lo, hi).
+type adamBody[T Float] struct {
+	ts     []AdamTensor[T]
+	k      []adamConsts[T]
+	chunks []adamChunk
+}
+
+func (b *adamBody[T]) do(lo, hi int) {
+	for _, c := range b.chunks[lo:hi] {
+		t, k := &b.ts[c.t], &b.k[c.t]
+		p, g, m, v := t.P[c.lo:c.hi], t.G[c.lo:c.hi], t.M[c.lo:c.hi], t.V[c.lo:c.hi]
+		if p32, ok := any(p).([]float32); ok {
+			cur.adam(p32, any(g).([]float32), any(m).([]float32), any(v).([]float32), any(k).(*adamConsts[float32]))
+			continue
+		}
+		adamRef(p, g, m, v, k)
 	}
-	k64 := any(k).(adamConsts[float64])
-	b := adamBodies64.get()
-	*b = adamBody[float64]{k: k64, p: p64, g: any(g).([]float64), m: any(m).([]float64), v: any(v).([]float64)}
-	parallelRange(len(p), grainStream, b)
-	adamBodies64.put(b)
 }
 
 // adamConsts are the per-step scalars of Adam, rounded to T.
@@ -92,23 +121,3 @@ func adamRef[T Float](p, g, m, v []T, k *adamConsts[T]) {
 	}
 }
 
-// adamBody is Adam's parallel body.
-type adamBody[T Float] struct {
-	k          adamConsts[T]
-	p, g, m, v []T
-}
-
-func (b *adamBody[T]) do(lo, hi int) {
-	p, g, m, v := b.p[lo:hi], b.g[lo:hi], b.m[lo:hi], b.v[lo:hi]
-	if p32, ok := any(p).([]float32); ok {
-		k := any(b.k).(adamConsts[float32])
-		cur.adam(p32, any(g).([]float32), any(m).([]float32), any(v).([]float32), &k)
-		return
-	}
-	adamRef(p, g, m, v, &b.k)
-}
-
-var (
-	adamBodies32 pool[adamBody[float32]]
-	adamBodies64 pool[adamBody[float64]]
-)

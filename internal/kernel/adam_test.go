@@ -106,6 +106,37 @@ func TestAdamZeroGrad(t *testing.T) {
 	}
 }
 
+// TestAdamAll: one pass over several tensors of mixed sizes and step
+// counts gives each tensor the bits of Adam on it alone.
+func TestAdamAll(t *testing.T) {
+	sizes := []int{70_001, 3, 0, 64 << 10, 1, 200_000}
+	eachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 3} {
+			r := rand.New(rand.NewPCG(7, uint64(w)))
+			var ts []AdamTensor[float32]
+			var want [][3][]float32
+			for i, n := range sizes {
+				p, g, m, v := adamInputs(r, n)
+				h := AdamParams{LR: 1e-3 * float64(i+1), Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 1 + 7*i, ZeroGrad: i%2 == 0}
+				wp, wm, wv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
+				Adam(wp, slices.Clone(g), wm, wv, h)
+				want = append(want, [3][]float32{wp, wm, wv})
+				ts = append(ts, AdamTensor[float32]{P: p, G: g, M: m, V: v, AdamParams: h})
+			}
+			withWorkers(w, func() { AdamAll(ts) })
+			for i, tt := range ts {
+				name := fmt.Sprintf("workers=%d tensor %d (n=%d)", w, i, sizes[i])
+				equalBits(t, name+" p", tt.P, want[i][0])
+				equalBits(t, name+" m", tt.M, want[i][1])
+				equalBits(t, name+" v", tt.V, want[i][2])
+				if tt.ZeroGrad && slices.ContainsFunc(tt.G, func(x float32) bool { return x != 0 }) {
+					t.Errorf("%s: gradient not zeroed", name)
+				}
+			}
+		}
+	})
+}
+
 func TestAdamPanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
