@@ -120,4 +120,3 @@ func adamRef[T Float](p, g, m, v []T, k *adamConsts[T]) {
 		clear(g)
 	}
 }
-
