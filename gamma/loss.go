@@ -70,9 +70,7 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 		t.crows += len(r.prog.outputs) * r.rows
 	}
 	parts(&t.part, max(featureScratch(d), 2*d, 2*k))
-	for _, r := range t.runs {
-		w.queryTerms(r)
-	}
+	w.queryTerms()
 	if t.dists == nil {
 		t.dists = w.pairDists
 	}
@@ -83,9 +81,7 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 	for _, v := range t.weight {
 		t.sw += v
 	}
-	for _, r := range t.runs {
-		w.scoreRun(r)
-	}
+	w.scores()
 	return t.loss(), nil
 }
 

@@ -107,22 +107,37 @@ func (w *Workspace[T]) candidates(b *Batch) {
 	t.start[0] = 0
 }
 
-// queryTerms sets the query-only terms Q of a run's rows and sizes its
-// score buffers.
-func (w *Workspace[T]) queryTerms(r *run[T]) {
+// queryTerms sizes the runs' score buffers and sets the query-only terms
+// Q of every row. Each pass over the batch's rows is one parallel loop
+// over all runs' rows: one hand-off to the other core per pass, not one
+// per structure.
+func (w *Workspace[T]) queryTerms() {
 	t, d := &w.train, w.m.cfg.Dim
-	k, s := len(r.prog.outputs), &r.score
-	s.dist = grow(s.dist, k*r.rows*t.cols)
-	s.ddist = grow(s.ddist, len(s.dist))
-	s.ds, s.qterm, s.gsum = grow(s.ds, k*r.rows), grow(s.qterm, k*r.rows), grow(s.gsum, k*r.rows)
-	for c, o := range r.prog.outputs {
-		v := &r.vals[o]
-		parallelFor(r.rows, 16, func(part, lo, hi int) {
-			for b := lo; b < hi; b++ {
-				s.qterm[c*r.rows+b] = queryTerm(v.a[b*d:(b+1)*d], v.b[b*d:(b+1)*d], t.part[part])
-			}
-		})
+	for _, r := range t.runs {
+		k, s := len(r.prog.outputs), &r.score
+		s.dist = grow(s.dist, k*r.rows*t.cols)
+		s.ddist = grow(s.ddist, len(s.dist))
+		s.ds, s.qterm, s.gsum = grow(s.ds, k*r.rows), grow(s.qterm, k*r.rows), grow(s.gsum, k*r.rows)
 	}
+	w.eachRow(func(r *run[T], b int, tmp []T) {
+		s := &r.score
+		for c, o := range r.prog.outputs {
+			v := &r.vals[o]
+			s.qterm[c*r.rows+b] = queryTerm(v.a[b*d:(b+1)*d], v.b[b*d:(b+1)*d], tmp)
+		}
+	})
+}
+
+// eachRow runs f on every row of the batch, in parallel: f gets the row's
+// run, its index b in the run and per-part scratch.
+func (w *Workspace[T]) eachRow(f func(r *run[T], b int, tmp []T)) {
+	t := &w.train
+	parallelFor(t.rows, 16, func(part, lo, hi int) {
+		for row := lo; row < hi; row++ {
+			r := t.runs[t.rowRun[row]]
+			f(r, row-r.score.row0, t.part[part])
+		}
+	})
 }
 
 // pairDists sets the distances of every pair of the candidates uniq[lo:hi],
@@ -144,18 +159,13 @@ func (w *Workspace[T]) pairDists(lo, hi int) {
 	}
 }
 
-// scoreRun computes the logits and loss terms of a run's rows from their
+// scores computes the logits and loss terms of every row from their
 // distances, and the gradients of the distances and mixture scores.
-func (w *Workspace[T]) scoreRun(r *run[T]) {
-	t := &w.train
-	parallelFor(r.rows, 16, func(part, lo, hi int) {
-		for b := lo; b < hi; b++ {
-			w.scoreRow(r, b, t.part[part])
-		}
-	})
+func (w *Workspace[T]) scores() {
+	w.eachRow(w.scoreRow)
 }
 
-// scoreRow is scoreRun for row b; tmp has 2·components of scratch.
+// scoreRow is scores for row b of run r; tmp has 2·components of scratch.
 func (w *Workspace[T]) scoreRow(r *run[T], b int, tmp []T) {
 	t := &w.train
 	cols, rows, k := t.cols, r.rows, len(r.prog.outputs)
@@ -199,27 +209,23 @@ func (r *run[T]) thetaOf(c, b int) T {
 // derivatives are ∂Q/∂α = ψ(α) − ln β and ∂Q/∂β = −α/β.
 func (w *Workspace[T]) queryBackward() {
 	t, d := &w.train, w.m.cfg.Dim
-	for _, r := range t.runs {
+	w.eachRow(func(r *run[T], b int, tmp []T) {
 		s := &r.score
-		parallelFor(r.rows, 16, func(part, lo, hi int) {
-			psi, lb := t.part[part][:d], t.part[part][d:2*d]
-			for b := lo; b < hi; b++ {
-				for c, o := range r.prog.outputs {
-					v, x := &r.vals[o], s.crow0+c*r.rows+b
-					qa, qb := v.a[b*d:(b+1)*d], v.b[b*d:(b+1)*d]
-					dqa, dqb := v.da[b*d:(b+1)*d], v.db[b*d:(b+1)*d]
-					for blk := range t.acc {
-						acc := t.acc[blk][x*2*d : (x+1)*2*d]
-						kernel.Axpy(1, acc[:d], dqa)
-						kernel.Axpy(1, acc[d:], dqb)
-					}
-					kernel.Digamma(psi, qa)
-					kernel.Log(lb, qb)
-					queryTermGrad(dqa, dqb, qa, qb, psi, lb, s.gsum[c*r.rows+b])
-				}
+		psi, lb := tmp[:d], tmp[d:2*d]
+		for c, o := range r.prog.outputs {
+			v, x := &r.vals[o], s.crow0+c*r.rows+b
+			qa, qb := v.a[b*d:(b+1)*d], v.b[b*d:(b+1)*d]
+			dqa, dqb := v.da[b*d:(b+1)*d], v.db[b*d:(b+1)*d]
+			for blk := range t.acc {
+				acc := t.acc[blk][x*2*d : (x+1)*2*d]
+				kernel.Axpy(1, acc[:d], dqa)
+				kernel.Axpy(1, acc[d:], dqb)
 			}
-		})
-	}
+			kernel.Digamma(psi, qa)
+			kernel.Log(lb, qb)
+			queryTermGrad(dqa, dqb, qa, qb, psi, lb, s.gsum[c*r.rows+b])
+		}
+	})
 }
 
 // queryTermGrad adds g·∂Q/∂α = g·(ψ(α) − ln β) to da and g·∂Q/∂β = −g·α/β
