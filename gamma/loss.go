@@ -193,9 +193,10 @@ func (w *Workspace[T]) Backward() error {
 			}
 		}
 	})
-	zero := w.m.zeroGrads
-	w.m.zeroGrads = false
-	w.entityBackward(zero)
+	overwrite, stale := w.m.zeroGrads || w.m.staleEntity, w.m.staleEntity
+	w.m.zeroGrads, w.m.staleEntity = false, false
+	w.entityBackward(overwrite, stale)
+	t.entityChecked = overwrite
 	w.queryBackward()
 	w.backward(t.runs)
 	return nil

@@ -54,6 +54,10 @@ type Model[T kernel.Float] struct {
 	// GradsZeroed), so the next Backward writes the entity rows it
 	// reaches instead of reading them to add to them.
 	zeroGrads bool
+	// staleEntity: every gradient but the entity table's is zero, and the
+	// table's is to be discarded (EntityGradStale): the next Backward
+	// writes every row of it.
+	staleEntity bool
 }
 
 // Config returns the model's configuration.
@@ -103,7 +107,18 @@ func (m *Model[T]) ZeroGrad() {
 // zeroed them as it read them: optim.Adam.ZeroGrads), as after ZeroGrad.
 // The next Backward then writes the entity table's gradient rows instead
 // of adding to them (the table's gradient is hundreds of MB at d = 800).
-func (m *Model[T]) GradsZeroed() { m.zeroGrads = true }
+func (m *Model[T]) GradsZeroed() { m.zeroGrads, m.staleEntity = true, false }
+
+// EntityGradStale tells the model that every gradient but the entity
+// table's is zero and the table's holds values to be discarded: an
+// optimiser zeroed the others as it read them and left the table's
+// alone. The next Backward then writes every row of the table's gradient
+// (zero where no candidate reaches it) instead of adding to it, so
+// neither the optimiser nor ZeroGrad spends a pass writing zeros over it.
+func (m *Model[T]) EntityGradStale() { m.zeroGrads, m.staleEntity = false, true }
+
+// EntityParam is the index of the entity table among the parameters.
+func (m *Model[T]) EntityParam() int { return m.entity }
 
 // ParamsChanged must be called after the parameters were modified (an
 // optimiser step, a checkpoint load): it invalidates the cached

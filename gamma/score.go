@@ -49,8 +49,13 @@ type trainState[T kernel.Float] struct {
 	pos, neg        []float64        // per row: weighted loss terms
 	sw              float64          // Σ weight
 	acc             [scoreBlocks][]T // query gradient accumulators, crows × 2d
-	part            [maxParts][]T    // per-part scratch
-	dists           func(lo, hi int) // pairDists, bound once
+	// entityChecked: the last Backward wrote every candidate row of the
+	// entity gradient and checked it; entityBad[blk]: a row of block blk
+	// held a NaN or an infinity (see GradNonFinite).
+	entityChecked bool
+	entityBad     [scoreBlocks]bool
+	part          [maxParts][]T    // per-part scratch
+	dists         func(lo, hi int) // pairDists, bound once
 }
 
 // candidates lists the distinct entities among the positives and negatives
@@ -242,11 +247,13 @@ func queryTermGrad[T kernel.Float](da, db, a, b, psi, lb []T, g T) {
 // entityBackward adds to the entity table's gradient that of the
 // candidates' distances: per distinct candidate, the gradient of its
 // features (Σ g·[α_q; β_q] over its pairs and the runs' components) and of
-// its entity-only term, then their chain rule. When the gradient is known
-// to be zero (zero), each candidate's row is written rather than added to,
-// which spares reading it. It also sums the queries' Σ g·f, per block of
-// candidates.
-func (w *Workspace[T]) entityBackward(zero bool) {
+// its entity-only term, then their chain rule. With overwrite (the
+// gradient is known to be zero, or stale), each candidate's row is
+// written rather than added to, which spares reading it, and checked for
+// NaN and infinities (t.entityBad); with stale, the rows no candidate
+// reaches are set to zero too. It also sums the queries' Σ g·f, per block
+// of candidates.
+func (w *Workspace[T]) entityBackward(overwrite, stale bool) {
 	m, t := w.m, &w.train
 	d, nu := m.cfg.Dim, len(t.uniq)
 	tab, g := m.params[m.entity].Data, m.grad(m.entity)
@@ -256,7 +263,9 @@ func (w *Workspace[T]) entityBackward(zero bool) {
 			acc := grow(t.acc[blk], t.crows*2*d)
 			t.acc[blk] = acc
 			clear(acc)
-			for i := blk * nu / scoreBlocks; i < (blk+1)*nu/scoreBlocks; i++ {
+			bad := false
+			i0, i1 := blk*nu/scoreBlocks, (blk+1)*nu/scoreBlocks
+			for i := i0; i < i1; i++ {
 				ge := w.pairGrad(i, df, acc)
 				id := int(t.uniq[i])
 				row := tab[id*2*d : (id+1)*2*d]
@@ -266,15 +275,36 @@ func (w *Workspace[T]) entityBackward(zero bool) {
 				} else {
 					gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], ge, scratch)
 				}
-				if zero {
-					copy(g[id*2*d:(id+1)*2*d], df)
-				} else {
+				if !overwrite {
 					kernel.Axpy(1, df, g[id*2*d:(id+1)*2*d])
+					continue
+				}
+				if testHookEntityGrad != nil {
+					testHookEntityGrad(any(df))
+				}
+				bad = bad || nonFinite(df)
+				copy(g[id*2*d:(id+1)*2*d], df)
+				if stale {
+					// The rows between the previous candidate and this
+					// one (and after the last candidate).
+					prev := -1
+					if i > 0 {
+						prev = int(t.uniq[i-1])
+					}
+					clear(g[(prev+1)*2*d : id*2*d])
+					if i == nu-1 {
+						clear(g[(id+1)*2*d:])
+					}
 				}
 			}
+			t.entityBad[blk] = bad
 		}
 	})
 }
+
+// testHookEntityGrad, when set (tests only), sees each candidate's
+// gradient row before entityBackward checks and writes it.
+var testHookEntityGrad func(df any)
 
 // pairGrad sets df to the gradient of candidate i's features, Σ g·[α_q; β_q]
 // over its pairs, adds g·f to the pairs' query rows in acc, and returns

@@ -15,8 +15,11 @@ import (
 type Adam[T kernel.Float] struct {
 	LR, Beta1, Beta2, Eps float64
 	// ZeroGrads makes Step set each gradient it applies to zero in the
-	// same pass (the next zero_grad, without a pass of its own).
+	// same pass (the next zero_grad, without a pass of its own), except
+	// those of the parameters marked in KeepGrads (by index), which the
+	// caller overwrites before the next step.
 	ZeroGrads bool
+	KeepGrads []bool
 	state     []moments[T]
 }
 
@@ -65,7 +68,7 @@ func (a *Adam[T]) Step(params, grads [][]T) error {
 		}
 		s.step++
 		ts = append(ts, kernel.AdamTensor[T]{P: params[i], G: g, M: s.m, V: s.v,
-			AdamParams: kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads}})
+			AdamParams: kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads && !(i < len(a.KeepGrads) && a.KeepGrads[i])}})
 	}
 	// One pass over all tensors (kernel.AdamAll: vectors for float32,
 	// split over the cores).

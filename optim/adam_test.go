@@ -81,6 +81,37 @@ func TestAdamNilGrad(t *testing.T) {
 	}
 }
 
+// TestAdamZeroGrads: with ZeroGrads every applied gradient is zero after
+// the step but those KeepGrads marks; the update is the same either way.
+func TestAdamZeroGrads(t *testing.T) {
+	run := func(zero bool, keep []bool) ([][]float64, [][]float64) {
+		a := NewAdam[float64](0.1)
+		a.ZeroGrads, a.KeepGrads = zero, keep
+		p := [][]float64{{1, 2}, {3}, {4}}
+		g := [][]float64{{0.5, -1}, {2}, {0.25}}
+		if err := a.Step(p, g); err != nil {
+			t.Fatal(err)
+		}
+		return p, g
+	}
+	p0, g0 := run(false, nil)
+	p1, g1 := run(true, []bool{false, true})
+	for i := range p0 {
+		for j := range p0[i] {
+			if p0[i][j] != p1[i][j] {
+				t.Fatalf("parameter %d[%d]: %v with ZeroGrads, %v without", i, j, p1[i][j], p0[i][j])
+			}
+			want := g0[i][j]
+			if i != 1 {
+				want = 0
+			}
+			if g1[i][j] != want {
+				t.Errorf("gradient %d[%d] after the step: %v, want %v", i, j, g1[i][j], want)
+			}
+		}
+	}
+}
+
 func TestAdamResetAndState(t *testing.T) {
 	g := [][]float32{{0.3, -0.2}, {1}}
 	run := func(a *Adam[float32], p [][]float32, steps int) {

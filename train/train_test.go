@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -59,6 +60,51 @@ func TestLossDecreases(t *testing.T) {
 	first, last := mean(losses[:10]), mean(losses[50:])
 	if !(last < first) {
 		t.Errorf("loss did not decrease: first 10 %.4f, last 10 %.4f", first, last)
+	}
+}
+
+// A step whose gradient is not finite skips its update and training goes
+// on (the next steps zero the gradients again); too many in a row stop it.
+func TestNonFiniteGradientSkipsUpdate(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	curve := func(dir string, iterations int, fault func(step int) bool) ([]float64, error) {
+		var losses []float64
+		step := 0
+		opts := Options{Dir: dir, MaxIterations: iterations, OnIteration: func(_ int, l float64) { losses = append(losses, l) },
+			gradFault: func() string {
+				step++
+				if fault(step) {
+					return "entity_embedding"
+				}
+				return ""
+			}}
+		_, err := Run(context.Background(), cfg, d, opts)
+		return losses, err
+	}
+	want, err := curve("", 4, func(int) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	got, err := curve(dir, 4, func(step int) bool { return step == 5 }) // iteration 2's second step
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Iteration 2's last step already starts from other parameters.
+	if got[0] != want[0] || got[1] == want[1] || got[2] == want[2] || got[3] == want[3] {
+		t.Errorf("losses with iteration 2's second update skipped %v, none skipped %v: want the first equal, the rest not", got, want)
+	}
+	st, err := loadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Skipped != 1 {
+		t.Errorf("state records %d skipped updates, want 1", st.Skipped)
+	}
+	cfg.Steps = 40
+	if _, err := curve("", 40, func(int) bool { return true }); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("every gradient non-finite: error %v, want ErrNonFinite", err)
 	}
 }
 

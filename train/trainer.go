@@ -11,13 +11,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
-	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/progress"
 )
@@ -41,6 +39,9 @@ type Options struct {
 	OnIteration func(iteration int, loss float64)
 
 	refitMin time.Duration // least time between schedule refits; 0: 30 s (tests shorten it)
+	// gradFault, when set (tests), names a parameter to treat as having a
+	// non-finite gradient at the optimiser step it is called for ("": none).
+	gradFault func() string
 }
 
 // Summary describes a finished (or interrupted) run.
@@ -58,32 +59,6 @@ type Summary struct {
 // maxSkipped consecutive updates with non-finite gradients stop training.
 const maxSkipped = 50
 
-// nonFinite returns the name of the first parameter whose gradient holds a
-// NaN or an infinity (or a half of it whose squares sum past float32's
-// range), or "". Two goroutines check a half of every gradient each: one
-// core alone does not saturate the memory bandwidth this pass needs.
-func nonFinite(m *gamma.Model[float32], grads [][]float32) string {
-	var bad [2][]bool
-	check := func(h int) {
-		bad[h] = make([]bool, len(grads))
-		for i, g := range grads {
-			g = g[h*len(g)/2 : (h+1)*len(g)/2]
-			s := float64(kernel.Dot(g, g))
-			bad[h][i] = math.IsNaN(s) || math.IsInf(s, 0)
-		}
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { check(1) })
-	check(0)
-	wg.Wait()
-	for i := range grads {
-		if bad[0][i] || bad[1][i] {
-			return m.Params()[i].Name
-		}
-	}
-	return ""
-}
-
 // ErrNonFinite is returned when the loss or the parameters stop being
 // finite numbers.
 var ErrNonFinite = errors.New("training diverged")
@@ -95,8 +70,9 @@ type trainer struct {
 	model *gamma.Model[float32]
 	ws    *gamma.Workspace[float32]
 	opt   *optim.Adam[float32]
-	// gradsZero: every gradient is zero (the last Adam step zeroed them),
-	// so the next step needs no zero_grad pass.
+	// gradsZero: the last Adam step zeroed every gradient but the entity
+	// table's, which Backward overwrites (gamma.Model.EntityGradStale), so
+	// the next step needs no zero_grad pass.
 	gradsZero bool
 	pcg       *rand.PCG
 	rng       *rand.Rand
@@ -189,6 +165,10 @@ func (t *trainer) setup() error {
 		}
 		t.model = m
 	}
+	// Backward overwrites the entity table's gradient (after
+	// EntityGradStale), so Adam need not zero it.
+	t.opt.KeepGrads = make([]bool, len(t.model.Params()))
+	t.opt.KeepGrads[t.model.EntityParam()] = true
 	t.ws = t.model.NewWorkspace()
 	if t.opts.Dir != "" {
 		if err := os.MkdirAll(t.opts.Dir, 0o755); err != nil {
@@ -287,8 +267,11 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	if err := t.ws.Backward(); err != nil {
 		return 0, pre, err
 	}
-	params, grads := t.model.Tensors()
-	if name := nonFinite(t.model, grads); name != "" {
+	name := t.ws.GradNonFinite()
+	if name == "" && t.opts.gradFault != nil {
+		name = t.opts.gradFault()
+	}
+	if name != "" {
 		// A degenerate query (e.g. a union whose attention weight
 		// underflows) can overflow a float32 gradient while the loss is
 		// finite. Skip the update, as mixed-precision trainers do, rather
@@ -304,11 +287,13 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 		return loss.Loss, pre, nil
 	}
 	t.skippedRun = 0
-	if err := t.opt.Step(params, grads); err != nil {
+	if err := t.opt.Step(t.model.Tensors()); err != nil {
 		return 0, pre, err
 	}
-	t.gradsZero = true // Adam's ZeroGrads
-	t.model.GradsZeroed()
+	// Adam zeroed every gradient but the entity table's, which the next
+	// Backward overwrites.
+	t.gradsZero = true
+	t.model.EntityGradStale()
 	t.model.ParamsChanged()
 	return loss.Loss, pre, nil
 }
