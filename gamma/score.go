@@ -283,7 +283,9 @@ func (w *Workspace[T]) entityBackward(overwrite, stale bool) {
 					testHookEntityGrad(any(df))
 				}
 				bad = bad || nonFinite(df)
-				copy(g[id*2*d:(id+1)*2*d], df)
+				// Stores that bypass the cache: the table's gradient is far
+				// larger than it, and Adam reads it next from memory anyway.
+				kernel.CopyStream(g[id*2*d:(id+1)*2*d], df)
 				if stale {
 					// The rows between the previous candidate and this
 					// one (and after the last candidate).

@@ -133,6 +133,21 @@ func Dot[T Float](x, y []T) T {
 	return dotRef(x, y)
 }
 
+// CopyStream copies src to dst (of the same length) for a destination
+// that will not be read again soon: where it can (float32 on the vector
+// levels, dst on a 64-byte boundary, whole lines), with non-temporal
+// stores, which write memory without first reading each destination line
+// into the cache (a third of a plain copy's memory traffic when dst is
+// far larger than the cache).
+func CopyStream[T Float](dst, src []T) {
+	checkLen("CopyStream", len(dst), len(src))
+	if s32, ok := any(src).([]float32); ok {
+		cur.stream(any(dst).([]float32), s32)
+		return
+	}
+	copy(dst, src)
+}
+
 // Scale sets x *= alpha.
 func Scale[T Float](alpha T, x []T) {
 	defer clearUpper()

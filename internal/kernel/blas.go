@@ -20,6 +20,8 @@ func dotGo(x, y []float32) float32 {
 	return s
 }
 
+func streamGo(dst, src []float32) { copy(dst, src) }
+
 func scaleGo(alpha float32, x []float32) {
 	for i := range x {
 		x[i] *= alpha

@@ -94,10 +94,11 @@ func TestMatrixHelpers(t *testing.T) {
 
 func TestHelperPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"Axpy":    func() { Axpy(1, make([]float32, 3), make([]float32, 2)) },
-		"AddBias": func() { AddBias(make([]float32, 6), make([]float32, 2), 2, 3) },
-		"SumRows": func() { SumRows(make([]float64, 3), make([]float64, 5), 2, 3) },
-		"Lgamma":  func() { Lgamma(make([]float32, 3), make([]float32, 4)) },
+		"Axpy":       func() { Axpy(1, make([]float32, 3), make([]float32, 2)) },
+		"CopyStream": func() { CopyStream(make([]float32, 3), make([]float32, 2)) },
+		"AddBias":    func() { AddBias(make([]float32, 6), make([]float32, 2), 2, 3) },
+		"SumRows":    func() { SumRows(make([]float64, 3), make([]float64, 5), 2, 3) },
+		"Lgamma":     func() { Lgamma(make([]float32, 3), make([]float32, 4)) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -108,4 +109,40 @@ func TestHelperPanics(t *testing.T) {
 			f()
 		})
 	}
+}
+
+// TestCopyStream: every level copies exactly, whatever the destination's
+// alignment and the length (the non-temporal path needs whole 64-byte
+// lines on a line boundary; the rest falls back to copy), and leaves the
+// floats around the destination alone.
+func TestCopyStream(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 9))
+		// A large allocation starts on a page, so offsets 0 and 16 are on
+		// a cache line and the others are not.
+		buf := make([]float32, 1<<16)
+		for _, n := range []int{0, 1, 15, 16, 17, 800, 1600, 3203} {
+			for _, off := range []int{0, 1, 3, 16, 17} {
+				src := randSlice(r, n)
+				for i := range buf {
+					buf[i] = -1
+				}
+				CopyStream(buf[off:off+n], src)
+				for i, v := range buf[:off+n+32] {
+					want := float32(-1)
+					if i >= off && i < off+n {
+						want = src[i-off]
+					}
+					if math.Float32bits(v) != math.Float32bits(want) {
+						t.Fatalf("n=%d off=%d: buf[%d] = %v, want %v", n, off, i, v, want)
+					}
+				}
+			}
+		}
+		f64 := []float64{1, 2}
+		CopyStream(f64, []float64{3, 4})
+		if f64[0] != 3 || f64[1] != 4 {
+			t.Errorf("float64 copy: %v", f64)
+		}
+	})
 }

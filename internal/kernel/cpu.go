@@ -35,6 +35,7 @@ type impl struct {
 	addBiasReLU  func(c, bias []float32) // one row: c = relu(c + bias)
 	reluBackward func(dy, y []float32)
 	addTo        func(dst, x []float32) // dst += x
+	stream       func(dst, src []float32) // copy, bypassing the cache where it can
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
@@ -61,6 +62,7 @@ var goImpl = impl{
 	addBiasReLU:  addBiasReLUGo,
 	reluBackward: reluBackwardGo,
 	addTo:        addToGo,
+	stream:       streamGo,
 	adam:         adamRef[float32],
 	features:     featuresGo,
 	featuresGrad: featuresGradGo,

@@ -189,3 +189,29 @@ loop6:
 	C_STORE(Y13, Y14, 32)
 	VZEROUPPER
 	RET
+
+// func copyNT(dst, src *float32, n int)
+//
+// Copies n floats (a multiple of 16) from src to dst (64-byte aligned)
+// with non-temporal stores: whole cache lines are written to memory
+// without the lines being read first or kept in cache. SFENCE orders the
+// stores before whatever the caller does next.
+TEXT ·copyNT(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $4, CX
+	JZ   done
+loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVNTPS Y0, (DI)
+	VMOVNTPS Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+done:
+	SFENCE
+	VZEROUPPER
+	RET
