@@ -34,7 +34,7 @@ type impl struct {
 	addBias      func(c, bias []float32) // one row: c += bias
 	addBiasReLU  func(c, bias []float32) // one row: c = relu(c + bias)
 	reluBackward func(dy, y []float32)
-	addTo        func(dst, x []float32) // dst += x
+	addTo        func(dst, x []float32)   // dst += x
 	stream       func(dst, src []float32) // copy, bypassing the cache where it can
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
 
