@@ -41,18 +41,7 @@ func TestBackwardOverwritesStaleEntityGrad(t *testing.T) {
 	l0, g0 := trainStep(t, m, b, nil)
 	for _, st := range gradStates {
 		st.setup(m)
-		ws := m.NewWorkspace()
-		l, err := ws.Forward(b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ws.Backward(); err != nil {
-			t.Fatal(err)
-		}
-		var gs [][]float64
-		for _, g := range m.Grads() {
-			gs = append(gs, slices.Clone(g.Data))
-		}
+		l, gs, ws := stepFrom(t, m, b, nil)
 		sameSteps(t, m, l0, l, g0, gs, "from "+st.name)
 		if name := ws.GradNonFinite(); name != "" {
 			t.Errorf("from %s: GradNonFinite = %q, want none", st.name, name)

@@ -52,6 +52,14 @@ func randomBatch[T kernel.Float](t *testing.T, m *Model[T], shapes []string, row
 func trainStep[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Rand) (Loss, [][]T) {
 	t.Helper()
 	m.ZeroGrad()
+	l, gs, _ := stepFrom(t, m, b, rng)
+	return l, gs
+}
+
+// stepFrom is trainStep from the gradients as they are; it also returns
+// the workspace.
+func stepFrom[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Rand) (Loss, [][]T, *Workspace[T]) {
+	t.Helper()
 	ws := m.NewWorkspace()
 	l, err := ws.Forward(b, rng)
 	if err != nil {
@@ -64,7 +72,7 @@ func trainStep[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Ra
 	for _, g := range m.Grads() {
 		gs = append(gs, slices.Clone(g.Data))
 	}
-	return l, gs
+	return l, gs, ws
 }
 
 // sameSteps fails unless two training steps of m gave the same loss and
