@@ -22,7 +22,12 @@ type Config struct {
 	Unit       string // plural noun after the counts, default "items"
 	RateUnit   string // per-second unit, e.g. "it"; default Unit
 	Total      int64  // 0 when unknown: no percentage and no ETA
-	Start      int64  // count already done before this process (resumed runs); not in the rate
+	// AlsoUnit, when set, adds the rate in a second unit, of which each
+	// unit of work is AlsoPer: e.g. "queries", 1536 per training
+	// iteration.
+	AlsoUnit string
+	AlsoPer  float64
+	Start    int64 // count already done before this process (resumed runs); not in the rate
 
 	// LogEvery is the least time between log lines (default 10 s); Redraw
 	// the least time between terminal redraws (default 100 ms).
@@ -208,7 +213,8 @@ func (r *Reporter) write(s string) {
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// line formats e.g. "train: 1200/45000 iterations (2.7%) 3.1 it/s, ETA 3h55m  loss=0.512".
+// line formats e.g. "train: 1200/45000 iterations (2.7%) 3.1 it/s (4762
+// queries/s), ETA 3h55m  loss=0.512".
 func (r *Reporter) line(now time.Time, final bool) string {
 	var b strings.Builder
 	if r.cfg.Label != "" {
@@ -225,6 +231,9 @@ func (r *Reporter) line(now time.Time, final bool) string {
 		fmt.Fprintf(&b, "%d %s", r.done, r.cfg.Unit)
 	}
 	fmt.Fprintf(&b, " %s %s/s", formatRate(rate), r.cfg.RateUnit)
+	if r.cfg.AlsoUnit != "" {
+		fmt.Fprintf(&b, " (%s %s/s)", formatRate(rate*r.cfg.AlsoPer), r.cfg.AlsoUnit)
+	}
 	switch {
 	case final:
 		b.WriteString(", took " + Duration(elapsed))

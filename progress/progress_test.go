@@ -78,6 +78,18 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
+func TestAlsoUnit(t *testing.T) {
+	c := newClock()
+	var out bytes.Buffer
+	r := New(Config{Out: &out, Label: "train", Unit: "iterations", RateUnit: "it", AlsoUnit: "queries", AlsoPer: 1536, Total: 100, Now: c.now})
+	c.advance(2 * time.Second)
+	r.Set(5)
+	r.Close()
+	if want := "train: 5/100 iterations (5.0%) 2.5 it/s (3840 queries/s), took 2s\n"; !strings.HasSuffix(out.String(), want) {
+		t.Errorf("got %q, want a line ending %q", out.String(), want)
+	}
+}
+
 func TestShorterLineIsPadded(t *testing.T) {
 	c := newClock()
 	var out bytes.Buffer

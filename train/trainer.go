@@ -298,6 +298,18 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	return loss.Loss, pre, nil
 }
 
+// streams are the streams of an iteration's steps: path, other, path
+// (without other when no structure is in it).
+func (t *trainer) streams() []*Stream {
+	var out []*Stream
+	for _, s := range []*Stream{t.path, t.other, t.path} {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // draw is a batch being drawn in the background.
 type draw struct {
 	done  chan struct{}
@@ -323,12 +335,7 @@ func (d *draw) wait() *Batch {
 // last step draws nothing, so that between iterations (checkpoints) the
 // streams and the rng are where serial sampling leaves them.
 func (t *trainer) iteration() (float64, error) {
-	var streams []*Stream
-	for _, s := range []*Stream{t.path, t.other, t.path} {
-		if s != nil {
-			streams = append(streams, s)
-		}
-	}
+	streams := t.streams()
 	b := streams[0].Next(t.cfg.Batch, t.rng)
 	var sum float64
 	for i := range streams {
@@ -375,7 +382,8 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			return
 		}
 		rep = progress.New(progress.Config{Out: t.opts.Progress, IsTerminal: t.opts.IsTerminal, Label: "train",
-			Unit: "iterations", RateUnit: "it", Total: int64(t.st.Steps), Start: int64(t.st.Iteration)})
+			Unit: "iterations", RateUnit: "it", AlsoUnit: "queries", AlsoPer: float64(len(t.streams()) * t.cfg.Batch),
+			Total: int64(t.st.Steps), Start: int64(t.st.Iteration)})
 	}
 	if !estimate {
 		newReporter()

@@ -40,6 +40,11 @@ func TestTrainPipeline(t *testing.T) {
 			t.Fatalf("gammae %s: exit %d, want %d with %q\n%s", strings.Join(s.args, " "), code, s.code, s.want, out)
 		}
 	}
+	// The progress line gives the rate in queries too (3 steps × batch 16
+	// per iteration).
+	if code, stdout, stderr := runCmd(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "run2"), "--steps", "2"}, small...)...); code != 0 || !strings.Contains(stdout+stderr, " queries/s)") {
+		t.Errorf("train: exit %d, no rate in queries/s\n%s%s", code, stdout, stderr)
+	}
 	for _, f := range []string{checkpoint.ModelFile, checkpoint.BestFile, checkpoint.StateFile, checkpoint.LogFile, "curves.svg"} {
 		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
