@@ -24,6 +24,7 @@ type trainOptions struct {
 	data, out, preset   string
 	resume              bool
 	bench               int
+	jsonPath            string // --bench's report as JSON
 	structures, lrDrops string
 	cfg                 train.Config // flag values; applied when set
 }
@@ -41,7 +42,9 @@ func init() {
   # Reproduce the reference code's use of validation unions for training:
   gammae train --data fb237.gqd --out runs/ref --union-train valid
   # Seconds per iteration (3 steps) of a configuration, writing nothing:
-  gammae train --data fb237.gqd --preset fb15k-237 --bench 5`,
+  gammae train --data fb237.gqd --preset fb15k-237 --bench 5
+  # The same as JSON, for scripts comparing builds:
+  gammae train --data fb237.gqd --preset fb15k-237 --bench 5 --json bench.json`,
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &trainOptions{}
 			c := &o.cfg
@@ -49,7 +52,8 @@ func init() {
 			fs.StringVar(&o.out, "out", "", "run `DIR` for checkpoints and logs (required unless --bench)")
 			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, nell, fb15k, small, or auto (by graph size)")
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
-			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing")
+			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")
+			fs.StringVar(&o.jsonPath, "json", "", "with --bench, also write its report as JSON to `FILE`")
 			fs.StringVar(&o.structures, "structures", "", "training structures, comma-separated (default: 1p,2p,3p,2i,3i,2in,3in,inp,pin,pni,2u,up)")
 			fs.IntVar(&c.Dim, "dim", 0, "embedding dimension d")
 			fs.IntVar(&c.Hidden, "hidden", 0, "projection MLP width h")
@@ -90,6 +94,9 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	if o.out == "" && o.bench == 0 {
 		return fmt.Errorf("--out is required (or --bench N)")
 	}
+	if o.jsonPath != "" && o.bench == 0 {
+		return fmt.Errorf("--json needs --bench N (a training run writes its metrics to log.jsonl in --out)")
+	}
 	d, err := dataset.Load(o.data)
 	if err != nil {
 		return err
@@ -104,7 +111,7 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	tty := progress.IsTerminal(os.Stderr) && e.stderr == os.Stderr
 	opts := train.Options{Dir: o.out, DatasetPath: absPath(o.data), Resume: o.resume, Progress: e.stderr, IsTerminal: tty}
 	if o.bench > 0 {
-		return benchTrain(ctx, e, cfg, d, o.bench)
+		return benchTrain(ctx, e, cfg, d, o.bench, o.jsonPath)
 	}
 	if cfg.ValidEvery > 0 {
 		opts.Validate = validator(d, cfg)
@@ -196,8 +203,29 @@ func splitComma(s string) []string {
 	return out
 }
 
-// benchTrain times iterations of cfg on d without writing anything.
-func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Dataset, n int) error {
+// benchReport is --bench's result, as --json writes it.
+type benchReport struct {
+	Dim        int `json:"dim"`
+	Hidden     int `json:"hidden"`
+	Layers     int `json:"layers"`
+	Batch      int `json:"batch"`
+	Negatives  int `json:"negatives"`
+	Threads    int `json:"threads"`
+	Iterations int `json:"iterations"` // timed, after one warm-up
+	// Seconds is the mean wall time per iteration (3 optimiser steps),
+	// CPUSeconds all cores' CPU time per iteration (0 where unknown).
+	Seconds    float64   `json:"seconds_per_iteration"`
+	CPUSeconds float64   `json:"cpu_seconds_per_iteration"`
+	Median     float64   `json:"median_seconds"`
+	Each       []float64 `json:"iteration_seconds"` // in order
+	// Steal is the share of the machine's CPU time given to other guests
+	// during the timing, or −1 where unknown (not Linux).
+	Steal float64 `json:"steal"`
+}
+
+// benchTrain times iterations of cfg on d without writing anything but
+// the report (jsonPath, unless empty).
+func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Dataset, n int, jsonPath string) error {
 	// A schedule far longer than the run: an lr drop would reset Adam and
 	// time the reallocation of its moments.
 	cfg.ValidEvery, cfg.Minutes, cfg.Steps, cfg.LRDrops = 0, 0, 1<<30, nil
@@ -223,24 +251,38 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Datase
 	if _, err := train.Run(ctx, cfg, d, opts); err != nil {
 		return err
 	}
-	per := time.Since(start).Seconds() / float64(n)
-	cpu := ""
+	r := benchReport{Dim: cfg.Dim, Hidden: cfg.Hidden, Layers: cfg.Layers, Batch: cfg.Batch, Negatives: cfg.Negatives,
+		Threads: runtime.GOMAXPROCS(0), Iterations: n, Seconds: time.Since(start).Seconds() / float64(n), Each: each, Steal: -1}
 	if c := cputime.Process() - cpu0; c > 0 {
-		// CPU time per iteration: all cores' work, idle waits excluded.
-		cpu = fmt.Sprintf("; %.2f CPU-s", c.Seconds()/float64(n))
-	}
-	fmt.Fprintf(e.stdout, "d=%d h=%d L=%d batch=%d negatives=%d threads=%d: %.3f s per iteration (3 steps%s), %d iterations after a warm-up\n",
-		cfg.Dim, cfg.Hidden, cfg.Layers, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0), per, cpu, n)
-	if len(each) > 1 {
-		slices.Sort(each)
-		fmt.Fprintf(e.stdout, "  per iteration: fastest %.3f s, median %.3f s, slowest %.3f s\n", each[0], median(each), each[len(each)-1])
+		r.CPUSeconds = c.Seconds() / float64(n)
 	}
 	if host1, ok := cputime.ReadMachine(); ok && hostOK {
+		r.Steal = cputime.StealShare(host0, host1)
+	}
+	sorted := slices.Sorted(slices.Values(each))
+	if len(sorted) > 0 {
+		r.Median = median(sorted)
+	}
+	cpu := ""
+	if r.CPUSeconds > 0 {
+		// CPU time per iteration: all cores' work, idle waits excluded.
+		cpu = fmt.Sprintf("; %.2f CPU-s", r.CPUSeconds)
+	}
+	fmt.Fprintf(e.stdout, "d=%d h=%d L=%d batch=%d negatives=%d threads=%d: %.3f s per iteration (3 steps%s), %d iterations after a warm-up\n",
+		r.Dim, r.Hidden, r.Layers, r.Batch, r.Negatives, r.Threads, r.Seconds, cpu, n)
+	if len(sorted) > 1 {
+		fmt.Fprintf(e.stdout, "  per iteration: fastest %.3f s, median %.3f s, slowest %.3f s\n", sorted[0], r.Median, sorted[len(sorted)-1])
+	}
+	if r.Steal >= 0 {
 		// On a virtual machine other guests' work shows as steal: time
 		// this one wanted the CPUs and the hypervisor ran someone else.
-		if sh := cputime.StealShare(host0, host1); sh >= 0 {
-			fmt.Fprintf(e.stdout, "  steal: %.0f %% of the machine's CPU time went to other guests\n", 100*sh)
+		fmt.Fprintf(e.stdout, "  steal: %.0f %% of the machine's CPU time went to other guests\n", 100*r.Steal)
+	}
+	if jsonPath != "" {
+		if err := writeJSON(jsonPath, r); err != nil {
+			return err
 		}
+		fmt.Fprintf(e.stdout, "wrote %s\n", jsonPath)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,8 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"eval", "--model", runDir, "--quiet"}, 0, "MRR"},
 		{[]string{"plot", runDir}, 0, ""},
 		{append([]string{"train", "--data", data, "--bench", "1"}, small...), 0, "s per iteration"},
-		{append([]string{"train", "--data", data, "--bench", "3"}, small...), 0, "median"},
+		{append([]string{"train", "--data", data, "--bench", "3", "--json", filepath.Join(dir, "bench.json")}, small...), 0, "median"},
+		{[]string{"train", "--data", data, "--out", runDir, "--json", filepath.Join(dir, "x.json")}, 1, "--json needs --bench"},
 		{[]string{"train", "--data", data}, 1, "--out is required"},
 		{[]string{"train", "--data", data, "--out", runDir, "--lr", "-1"}, 1, "lr must be positive"},
 	}
@@ -39,6 +41,10 @@ func TestTrainPipeline(t *testing.T) {
 		if code != s.code || !strings.Contains(out, s.want) {
 			t.Fatalf("gammae %s: exit %d, want %d with %q\n%s", strings.Join(s.args, " "), code, s.code, s.want, out)
 		}
+	}
+	var br benchReport
+	if b, err := os.ReadFile(filepath.Join(dir, "bench.json")); err != nil || json.Unmarshal(b, &br) != nil || br.Iterations != 3 || len(br.Each) != 3 || br.Seconds <= 0 || br.Dim != 8 {
+		t.Errorf("bench.json: %+v (%v)", br, err)
 	}
 	// The progress line gives the rate in queries too (3 steps × batch 16
 	// per iteration).
