@@ -4,7 +4,7 @@ import "sync"
 
 // Blocked float32 GEMM (the Goto/BLIS scheme). C is cut into jobs (only as
 // many as the workers need to balance); a job scales its C block by beta,
-// then for every k block of gemmKC and every column block of at most gemmNC
+// then for every k block (kcStep) and every column block of at most gemmNC
 // sweeps the micro-kernel over mr-row panels of op(A) and nr-column panels
 // of op(B): an A panel stays in L1 while the kc × nc B block stays in L2.
 //
@@ -26,10 +26,34 @@ import "sync"
 // thread count or operand layout: results are deterministic. Edge tiles
 // run the same kernel on zero-padded copies.
 const (
-	gemmKC    = 256
-	gemmNC    = 512
-	gemmMCSub = 64 // rows of A packed at a time (whole panels, at most): 64 KB, beside the B block in L2
+	gemmKC     = 256
+	gemmKCRows = 512
+	gemmNC     = 512
+	gemmMCSub  = 64 // rows of A packed at a time (whole panels, at most): 64–128 KB, beside the B block in L2
 )
+
+// kcStep is the k block of a product with inner size k: the fewest blocks
+// of at most gemmKC floats, or gemmKCRows when op(A) is read as rows (not
+// transposed), as even as whole steps allow. Each k block reads and writes
+// the whole C block once more, so a short last block (k = 800 was cut
+// 256, 256, 256, 32) costs nearly as much C traffic as a full one; and an
+// A panel read as rows takes 8·kc contiguous floats of L1, where a stored
+// Aᵀ read in place takes kc half-used cache lines (k blocks of 400 or
+// more made those products slower). The bits of C do not depend on the
+// blocking: the kernel adds the k steps in order, through C. Measured on
+// the d=400 and d=800 layer shapes, alternating with even blocks of at
+// most 256: 4–6 % faster for the forward and input-gradient products.
+func kcStep(k int, transA bool) int {
+	kmax := gemmKCRows
+	if transA {
+		kmax = gemmKC
+	}
+	if k <= kmax {
+		return max(k, 1)
+	}
+	nb := (k + kmax - 1) / kmax
+	return (k + nb - 1) / nb
+}
 
 // gemmKernel is a micro-kernel, its tile size and the packers that feed it.
 type gemmKernel struct {
@@ -105,7 +129,7 @@ func gemm32(w int, kern *gemmKernel, transA, transB bool, m, n, k int, alpha flo
 		gemmSmall32(w, kern.small, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
+	g := gemmCall{kern: kern, transA: transA, transB: transB, m: m, n: n, k: k, kc: kcStep(k, transA),
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
 	g.run(w)
 }
@@ -150,6 +174,7 @@ type gemmCall struct {
 	kern               *gemmKernel
 	transA, transB     bool
 	m, n, k            int
+	kc                 int // the k block (kcStep)
 	alpha, beta        float32
 	a, b, c            []float32
 	lda, ldb, ldc      int
@@ -163,7 +188,7 @@ type gemmCall struct {
 // scratch takes buffers big enough for any job of g from the pool.
 func (g *gemmCall) scratch() *gemmScratch {
 	s := gemmPool.Get().(*gemmScratch)
-	mr, nr, kc := g.kern.mr, g.kern.nr, min(g.k, gemmKC)
+	mr, nr, kc := g.kern.mr, g.kern.nr, g.kc
 	if g.packsA() {
 		s.a = grow(s.a, gemmMCSub*kc)
 	}
@@ -196,8 +221,8 @@ func (g *gemmCall) job(s *gemmScratch, job int) {
 	// Column blocks of whole panels, as even as gemmNC allows.
 	pn := (j1 - j0 + nr - 1) / nr
 	nb := (pn*nr + gemmNC - 1) / gemmNC
-	for pc := 0; pc < g.k; pc += gemmKC {
-		kc := min(gemmKC, g.k-pc)
+	for pc := 0; pc < g.k; pc += g.kc {
+		kc := min(g.kc, g.k-pc)
 		load := pc > 0 || g.beta != 0
 		for q := range nb {
 			jb, je := j0+q*pn/nb*nr, min(j0+(q+1)*pn/nb*nr, j1)

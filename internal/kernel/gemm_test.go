@@ -23,6 +23,7 @@ func gemmCases() []gemmCase {
 		{8, 300, 40}, {300, 7, 19}, {67, 100, 257}, {130, 270, 600}, {1, 520, 33}, {260, 3, 70},
 		{600, 40, 300},  // few columns: the jobs split the rows
 		{70, 1100, 300}, // several column blocks (gemmNC), k blocks and edges
+		{40, 70, 1100},  // three k blocks read as rows, five transposed
 	}
 	for i, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
@@ -160,6 +161,56 @@ func TestGemmDeterministic(t *testing.T) {
 				for i := range outs[0] {
 					if !sameBits(outs[0][i], outs[w][i]) {
 						t.Fatalf("%v: element %d differs between 1 and %d workers: %g vs %g", tc, i, w+1, outs[0][i], outs[w][i])
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestKCStep(t *testing.T) {
+	for _, tc := range []struct {
+		k      int
+		transA bool
+		want   int
+	}{
+		{0, false, 1}, {1, false, 1}, {256, false, 256}, {512, false, 512}, {513, false, 257},
+		{800, false, 400}, {1227, false, 409}, {1600, false, 400},
+		{256, true, 256}, {257, true, 129}, {800, true, 200}, {1600, true, 229},
+	} {
+		got := kcStep(tc.k, tc.transA)
+		if got != tc.want {
+			t.Errorf("kcStep(%d, %v) = %d, want %d", tc.k, tc.transA, got, tc.want)
+		}
+		if tc.k > 0 && (got*((tc.k+got-1)/got) < tc.k || got > max(gemmKC, gemmKCRows)) {
+			t.Errorf("kcStep(%d, %v) = %d does not cover k in blocks of at most %d", tc.k, tc.transA, got, gemmKCRows)
+		}
+	}
+}
+
+// TestGemmKBlocksBits checks what lets the k blocks be chosen freely:
+// the bits of C do not depend on them. A product over k equals, to the
+// bit, the product over its first k₁ steps followed by one adding the
+// rest (beta = 1), for cuts that fall inside and between blocks.
+func TestGemmKBlocksBits(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		for _, ta := range []bool{false, true} {
+			tc := gemmCase{ta: ta, m: 37, n: 70, k: 1100, alpha: 1}
+			r := rand.New(rand.NewPCG(9, 9))
+			a, lda, b, ldb, c, ldc := tc.operands(r)
+			whole := slices.Clone(c)
+			Gemm(ta, false, tc.m, tc.n, tc.k, 1, a, lda, b, ldb, 0, whole, ldc)
+			for _, k1 := range []int{1, 100, 256, 300, 700} {
+				got := slices.Clone(c)
+				a2 := a[k1:] // op(A)'s columns from k1
+				if ta {
+					a2 = a[k1*lda:]
+				}
+				Gemm(ta, false, tc.m, tc.n, k1, 1, a, lda, b, ldb, 0, got, ldc)
+				Gemm(ta, false, tc.m, tc.n, tc.k-k1, 1, a2, lda, b[k1*ldb:], ldb, 1, got, ldc)
+				for i := range got {
+					if !sameBits(got[i], whole[i]) {
+						t.Fatalf("transA %v, cut at %d: element %d is %g, in one product %g", ta, k1, i, got[i], whole[i])
 					}
 				}
 			}

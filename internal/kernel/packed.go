@@ -15,8 +15,9 @@ import "fmt"
 // storage); safe for concurrent use.
 type PackedB struct {
 	k, n, nr int
+	kc       int // the k block (kcStep)
 	lvl      level
-	panels   []float32 // per k block of gemmKC: ⌈n/nr⌉ panels of kc × nr
+	panels   []float32 // per k block of kc: ⌈n/nr⌉ panels of kc × nr
 	// The operand as given: for more than 16 rows, and for another level.
 	b      []float32
 	ldb    int
@@ -48,9 +49,9 @@ func PackBInto(old *PackedB, transB bool, k, n int, b []float32, ldb int) *Packe
 	} else {
 		panels = make([]float32, pn*nr*k) // no room to spare: packs are kept
 	}
-	p := &PackedB{k: k, n: n, nr: nr, lvl: cur.level, b: b, ldb: ldb, transB: transB, panels: panels}
+	p := &PackedB{k: k, n: n, nr: nr, kc: kcStep(k, false), lvl: cur.level, b: b, ldb: ldb, transB: transB, panels: panels}
 	body := packBody{p: p, kern: kern}
-	parallelFor((k+gemmKC-1)/gemmKC, 1, workers(), &body)
+	parallelFor((k+p.kc-1)/p.kc, 1, workers(), &body)
 	return p
 }
 
@@ -63,8 +64,8 @@ type packBody struct {
 func (b *packBody) do(lo, hi int) {
 	p := b.p
 	for blk := lo; blk < hi; blk++ {
-		pc := blk * gemmKC
-		kc := min(gemmKC, p.k-pc)
+		pc := blk * p.kc
+		kc := min(p.kc, p.k-pc)
 		dst := p.panels[pc*p.nPad():]
 		if b.kern.packB != nil {
 			b.kern.packB(dst, p.b, p.ldb, p.transB, pc, kc, 0, p.n)
@@ -105,7 +106,7 @@ func gemmPacked(w, m int, alpha float32, a []float32, lda int, p *PackedB, beta 
 	if m > gemmSmallM {
 		// Many rows: the blocked path, reading B's blocks from the panels
 		// instead of packing them.
-		g := gemmCall{kern: kern, transB: p.transB, m: m, n: p.n, k: p.k, alpha: alpha,
+		g := gemmCall{kern: kern, transB: p.transB, m: m, n: p.n, k: p.k, kc: p.kc, alpha: alpha,
 			a: a, lda: lda, b: p.b, ldb: p.ldb, beta: beta, c: c, ldc: ldc,
 			panels: p.panels, ldp: p.nPad()}
 		g.run(w)
@@ -150,7 +151,7 @@ func (g *packedCall) do(lo, hi int) {
 	s := gemmPool.Get().(*gemmScratch)
 	kern, p, mr := g.kern, g.p, g.kern.mr
 	pm := (g.m + mr - 1) / mr
-	kc0 := min(p.k, gemmKC)
+	kc0 := min(p.k, p.kc)
 	if g.alpha != 1 {
 		s.a = grow(s.a, pm*mr*kc0)
 	}
@@ -166,8 +167,8 @@ func (g *packedCall) do(lo, hi int) {
 		if g.beta != 0 {
 			scaleBlock(g.c, g.ldc, g.m, j0, j1, g.beta)
 		}
-		for pc := 0; pc < p.k; pc += gemmKC {
-			kc := min(gemmKC, p.k-pc)
+		for pc := 0; pc < p.k; pc += p.kc {
+			kc := min(p.kc, p.k-pc)
 			// A is read in place unless alpha has to be applied.
 			a := opA{d: g.a[pc:], off: g.lda, ar: g.lda, ap: 1}
 			if g.alpha != 1 {
