@@ -62,6 +62,11 @@ type gemmKernel struct {
 	// c with row stride ldc; with load false it starts from zero instead of
 	// reading c (the same bits as adding to a cleared tile).
 	micro func(k int, a []float32, ar, ap int, b []float32, bp int, c []float32, ldc int, load bool)
+	// half, if not nil, is micro on the first nr/2 columns of the tile
+	// alone, with the same bits: for full-height edge tiles of nr/2
+	// columns (n = 400 with nr = 32), written to C in place instead of
+	// computing a padded tile.
+	half func(k int, a []float32, ar, ap int, b []float32, bp int, c []float32, ldc int, load bool)
 	// packB lays out B's blocks; nil means the scalar packer. A, read in
 	// place, is packed only to apply alpha ≠ 1 (or, for kernels that do not
 	// read a stored Aᵀ, to transpose it): always by the scalar packer.
@@ -282,6 +287,10 @@ func gemmBlock(kern *gemmKernel, kc int, a opA, bp []float32, s *gemmScratch, c 
 			pb := bp[(jr-j0)*kc:]
 			if rows == mr && cols == nr {
 				kern.micro(kc, pa, ar, ap, pb, nr, c[ir*ldc+jr:], ldc, load)
+				continue
+			}
+			if rows == mr && cols == nr/2 && kern.half != nil {
+				kern.half(kc, pa, ar, ap, pb, nr, c[ir*ldc+jr:], ldc, load)
 				continue
 			}
 			// Edge tile: same kernel on a zero-padded copy.

@@ -24,6 +24,7 @@ func gemmCases() []gemmCase {
 		{600, 40, 300},  // few columns: the jobs split the rows
 		{70, 1100, 300}, // several column blocks (gemmNC), k blocks and edges
 		{40, 70, 1100},  // three k blocks read as rows, five transposed
+		{67, 400, 257},  // a last panel of half the AVX-512 kernel's width
 	}
 	for i, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
@@ -212,6 +213,44 @@ func TestGemmKBlocksBits(t *testing.T) {
 					if !sameBits(got[i], whole[i]) {
 						t.Fatalf("transA %v, cut at %d: element %d is %g, in one product %g", ta, k1, i, got[i], whole[i])
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestGemmHalfTileBits: the AVX-512 kernel's half-width edge tiles, written
+// to C in place, give the bits of the full kernel on a padded tile, for
+// every operand layout, read in place or packed.
+func TestGemmHalfTileBits(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		if cur.gemm.half == nil {
+			t.Skip("no half-width kernel on this level")
+		}
+		for _, tc := range []gemmCase{
+			{m: 67, n: 400, k: 300, alpha: 1},
+			{tb: true, m: 40, n: 48, k: 70, pad: 3, alpha: 1, beta: 0.5},
+			{ta: true, m: 33, n: 80, k: 600, alpha: 1, beta: 1},
+		} {
+			r := rand.New(rand.NewPCG(11, 11))
+			a, lda, b, ldb, c, ldc := tc.operands(r)
+			got, want := slices.Clone(c), slices.Clone(c)
+			Gemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, got, ldc)
+			packed := slices.Clone(c)
+			p := PackB(tc.tb, tc.k, tc.n, b, ldb)
+			if !tc.ta {
+				GemmPacked(tc.m, tc.alpha, a, lda, p, tc.beta, packed, ldc)
+			}
+			half := cur.gemm.half
+			cur.gemm.half = nil
+			Gemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, want, ldc)
+			cur.gemm.half = half
+			for i := range got {
+				if !sameBits(got[i], want[i]) {
+					t.Fatalf("%v: element %d is %g with the half kernel, %g without", tc, i, got[i], want[i])
+				}
+				if !tc.ta && !sameBits(packed[i], want[i]) {
+					t.Fatalf("%v packed: element %d is %g with the half kernel, %g without", tc, i, packed[i], want[i])
 				}
 			}
 		}

@@ -35,6 +35,26 @@
 	VMOVUPS r1, off(CX); \
 	ADDQ R13, CX
 
+// C_LOAD1 and C_STORE1 move one vector of a C row: the half tile's.
+#define C_LOAD1(r) \
+	VMOVUPS (CX), r; \
+	ADDQ R13, CX
+
+#define C_STORE1(r) \
+	VMOVUPS r, (CX); \
+	ADDQ R13, CX
+
+// ZERO_Z16_23 clears the accumulators of the 8×32 tile's first half.
+#define ZERO_Z16_23 \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; \
+	VPXORD Z21, Z21, Z21; \
+	VPXORD Z22, Z22, Z22; \
+	VPXORD Z23, Z23, Z23
+
 // func micro8x32(k int, a *float32, ar, ap int, b *float32, bp int, c *float32, ldc int, load bool)
 //
 // The 8×32 AVX-512 micro-kernel: C[r][j] (+)= Σ_p A(r, p)·B[p][j] over k ≥ 1
@@ -62,14 +82,7 @@ TEXT ·micro8x32(SB), NOSPLIT, $0-65
 	JMP   loop
 
 zero:
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	ZERO_Z16_23
 	VPXORD Z24, Z24, Z24
 	VPXORD Z25, Z25, Z25
 	VPXORD Z26, Z26, Z26
@@ -114,6 +127,61 @@ loop:
 	C_STORE(Z26, Z27, 64)
 	C_STORE(Z28, Z29, 64)
 	C_STORE(Z30, Z31, 64)
+	VZEROUPPER
+	RET
+
+// func micro8x16(k int, a *float32, ar, ap int, b *float32, bp int, c *float32, ldc int, load bool)
+//
+// micro8x32 for the first 16 columns alone (one vector per row, the
+// accumulators Z16–Z23): the 8×32 kernel's half tile for a block whose
+// last panel has only 16 columns (n = 400 at d = 400), written straight to
+// C instead of through a padded copy. Each element gets micro8x32's bits.
+TEXT ·micro8x16(SB), NOSPLIT, $0-65
+	MICRO_ARGS
+	LEAQ (R9)(CX*1), R10
+
+	TESTQ BX, BX
+	JZ    zero16
+	MOVQ  DX, CX
+	C_LOAD1(Z16)
+	C_LOAD1(Z17)
+	C_LOAD1(Z18)
+	C_LOAD1(Z19)
+	C_LOAD1(Z20)
+	C_LOAD1(Z21)
+	C_LOAD1(Z22)
+	C_LOAD1(Z23)
+	JMP   loop16
+
+zero16:
+	ZERO_Z16_23
+
+loop16:
+	VMOVUPS (DI), Z0
+	VFMADD231PS.BCST (SI), Z0, Z16
+	VFMADD231PS.BCST (SI)(R8*1), Z0, Z17
+	VFMADD231PS.BCST (SI)(R8*2), Z0, Z18
+	VFMADD231PS.BCST (R9), Z0, Z19
+	VFMADD231PS.BCST (SI)(R8*4), Z0, Z20
+	VFMADD231PS.BCST (R9)(R8*2), Z0, Z21
+	VFMADD231PS.BCST (R10), Z0, Z22
+	VFMADD231PS.BCST (R10)(R8*1), Z0, Z23
+	ADDQ R11, SI
+	ADDQ R11, R9
+	ADDQ R11, R10
+	ADDQ R12, DI
+	DECQ AX
+	JNZ  loop16
+
+	MOVQ DX, CX
+	C_STORE1(Z16)
+	C_STORE1(Z17)
+	C_STORE1(Z18)
+	C_STORE1(Z19)
+	C_STORE1(Z20)
+	C_STORE1(Z21)
+	C_STORE1(Z22)
+	C_STORE1(Z23)
 	VZEROUPPER
 	RET
 

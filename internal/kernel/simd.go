@@ -33,7 +33,7 @@ func init() {
 	if archsimd.X86.AVX512() {
 		register(impl{
 			level:        levelAVX512,
-			gemm:         gemmKernel{mr: 8, nr: 32, micro: micro8x32AVX512, readsAT: true, packB: packBAVX512, small: &smallAVX512},
+			gemm:         gemmKernel{mr: 8, nr: 32, micro: micro8x32AVX512, half: micro8x16AVX512, readsAT: true, packB: packBAVX512, small: &smallAVX512},
 			lgamma:       lgammaAVX512,
 			digamma:      digammaAVX512,
 			trigamma:     trigammaAVX512,
