@@ -39,10 +39,11 @@ const (
 // 256, 256, 256, 32) costs nearly as much C traffic as a full one; and an
 // A panel read as rows takes 8·kc contiguous floats of L1, where a stored
 // Aᵀ read in place takes kc half-used cache lines (longer blocks, 384 to
-// 512, did not make those products faster). The bits of C do not depend on the
-// blocking: the kernel adds the k steps in order, through C. Measured on
-// the d=400 and d=800 layer shapes, alternating with even blocks of at
-// most 256: 4–6 % faster for the forward and input-gradient products.
+// 512, did not make those products faster). The bits of C do not depend
+// on the blocking: the kernel adds the k steps in order, through C.
+// Measured on the d=400 and d=800 layer shapes, alternating with even
+// blocks of at most 256: 4–6 % faster for the forward and input-gradient
+// products.
 func kcStep(k int, transA bool) int {
 	kmax := gemmKCRows
 	if transA {
