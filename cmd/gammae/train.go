@@ -25,6 +25,7 @@ type trainOptions struct {
 	resume              bool
 	bench               int
 	jsonPath            string // --bench's report as JSON
+	cpuProfile          string
 	structures, lrDrops string
 	cfg                 train.Config // flag values; applied when set
 }
@@ -54,6 +55,7 @@ func init() {
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
 			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")
 			fs.StringVar(&o.jsonPath, "json", "", "with --bench, also write its report as JSON to `FILE`")
+			fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the training (or --bench) to `FILE`, for go tool pprof")
 			fs.StringVar(&o.structures, "structures", "", "training structures, comma-separated (default: 1p,2p,3p,2i,3i,2in,3in,inp,pin,pni,2u,up)")
 			fs.IntVar(&c.Dim, "dim", 0, "embedding dimension d")
 			fs.IntVar(&c.Hidden, "hidden", 0, "projection MLP width h")
@@ -107,6 +109,13 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	}
 	if cfg.Threads > 0 {
 		runtime.GOMAXPROCS(cfg.Threads)
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	tty := progress.IsTerminal(os.Stderr) && e.stderr == os.Stderr
 	opts := train.Options{Dir: o.out, DatasetPath: absPath(o.data), Resume: o.resume, Progress: e.stderr, IsTerminal: tty}

@@ -13,7 +13,7 @@ func adamAVX512(p, g, m, v []float32, k *adamConsts[float32]) {
 	b1, c1 := archsimd.BroadcastFloat32x16(k.b1), archsimd.BroadcastFloat32x16(k.c1)
 	b2, c2 := archsimd.BroadcastFloat32x16(k.b2), archsimd.BroadcastFloat32x16(k.c2)
 	step, bc2, eps := archsimd.BroadcastFloat32x16(k.stepSize), archsimd.BroadcastFloat32x16(k.bc2Sqrt), archsimd.BroadcastFloat32x16(k.eps)
-	zero := archsimd.BroadcastFloat32x16(0)
+	zero := bf16(0)
 	i := 0
 	for ; i+16 <= len(p); i += 16 {
 		gi := archsimd.LoadFloat32x16Slice(g[i:])
@@ -28,6 +28,7 @@ func adamAVX512(p, g, m, v []float32, k *adamConsts[float32]) {
 		archsimd.LoadFloat32x16Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
 	}
 	if i < len(p) {
+		clearUpper()
 		adamRef(p[i:], g[i:], m[i:], v[i:], k)
 	}
 }
@@ -37,7 +38,7 @@ func adamAVX2(p, g, m, v []float32, k *adamConsts[float32]) {
 	b1, c1 := archsimd.BroadcastFloat32x8(k.b1), archsimd.BroadcastFloat32x8(k.c1)
 	b2, c2 := archsimd.BroadcastFloat32x8(k.b2), archsimd.BroadcastFloat32x8(k.c2)
 	step, bc2, eps := archsimd.BroadcastFloat32x8(k.stepSize), archsimd.BroadcastFloat32x8(k.bc2Sqrt), archsimd.BroadcastFloat32x8(k.eps)
-	zero := archsimd.BroadcastFloat32x8(0)
+	zero := bf8(0)
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
 		gi := archsimd.LoadFloat32x8Slice(g[i:])
@@ -52,6 +53,7 @@ func adamAVX2(p, g, m, v []float32, k *adamConsts[float32]) {
 		archsimd.LoadFloat32x8Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
 	}
 	if i < len(p) {
+		clearUpper()
 		adamRef(p[i:], g[i:], m[i:], v[i:], k)
 	}
 }

@@ -5,22 +5,21 @@ package kernel
 import "simd/archsimd"
 
 // AVX2 vector helpers, the twins of blas.go (no fused multiply-add, so
-// the results are identical to the pure-Go level; dot excepted). Tails go
-// through zero-padded copies (part8). This is blas_avx512.go with 8 lanes.
+// the results are identical to the pure-Go level; dot excepted). Tails run
+// the pure-Go twin after clearUpper: scalar SSE code on dirty upper halves
+// costs a microcode assist per instruction on some Intel hosts. This is
+// blas_avx512.go with 8 lanes.
 
+// axpyAVX2 and scaleAVX2 take the scalar part first: alpha would otherwise
+// be spilled and reloaded with legacy SSE moves between vector instructions.
 func axpyAVX2(alpha float32, x, y []float32) {
 	y = y[:len(x)]
+	h := len(x) % 8
+	axpyGo(alpha, x[:h], y[:h])
 	va := archsimd.BroadcastFloat32x8(alpha)
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
+	for i := h; i < len(x); i += 8 {
 		yv := archsimd.LoadFloat32x8Slice(y[i:])
 		yv.Add(archsimd.LoadFloat32x8Slice(x[i:]).Mul(va)).StoreSlice(y[i:])
-	}
-	if i < len(x) {
-		xt, yt := part8(x[i:]), part8(y[i:])
-		yv := archsimd.LoadFloat32x8(&yt)
-		yv.Add(archsimd.LoadFloat32x8(&xt).Mul(va)).Store(&yt)
-		copy(y[i:], yt[:])
 	}
 }
 
@@ -38,12 +37,12 @@ func dotAVX2(x, y []float32) float32 {
 		s0 = archsimd.LoadFloat32x8Slice(x[i:]).MulAdd(archsimd.LoadFloat32x8Slice(y[i:]), s0)
 		i += 8
 	}
-	if i < len(x) {
-		xt, yt := part8(x[i:]), part8(y[i:])
-		s0 = archsimd.LoadFloat32x8(&xt).MulAdd(archsimd.LoadFloat32x8(&yt), s0)
-	}
 	var lanes [8]float32
 	s0.Add(s1).Store(&lanes)
+	clearUpper()
+	for j := range len(x) - i {
+		lanes[j] += x[i+j] * y[i+j]
+	}
 	var s float32
 	for _, v := range lanes {
 		s += v
@@ -52,15 +51,11 @@ func dotAVX2(x, y []float32) float32 {
 }
 
 func scaleAVX2(alpha float32, x []float32) {
+	h := len(x) % 8
+	scaleGo(alpha, x[:h])
 	va := archsimd.BroadcastFloat32x8(alpha)
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
+	for i := h; i < len(x); i += 8 {
 		archsimd.LoadFloat32x8Slice(x[i:]).Mul(va).StoreSlice(x[i:])
-	}
-	if i < len(x) {
-		t := part8(x[i:])
-		archsimd.LoadFloat32x8(&t).Mul(va).Store(&t)
-		copy(x[i:], t[:])
 	}
 }
 
@@ -71,9 +66,8 @@ func addToAVX2(dst, x []float32) {
 		archsimd.LoadFloat32x8Slice(dst[i:]).Add(archsimd.LoadFloat32x8Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		dt, xt := part8(dst[i:]), part8(x[i:])
-		archsimd.LoadFloat32x8(&dt).Add(archsimd.LoadFloat32x8(&xt)).Store(&dt)
-		copy(dst[i:], dt[:])
+		clearUpper()
+		addToGo(dst[i:], x[i:])
 	}
 }
 
@@ -88,10 +82,8 @@ func addBiasReLUAVX2(c, bias []float32) {
 		zero.Merge(v, v.Less(zero)).StoreSlice(c[i:])
 	}
 	if i < len(bias) {
-		ct, bt := part8(c[i:]), part8(bias[i:])
-		v := archsimd.LoadFloat32x8(&ct).Add(archsimd.LoadFloat32x8(&bt))
-		zero.Merge(v, v.Less(zero)).Store(&ct)
-		copy(c[i:], ct[:])
+		clearUpper()
+		addBiasReLUGo(c[i:], bias[i:])
 	}
 }
 
@@ -104,10 +96,8 @@ func reluBackwardAVX2(dy, y []float32) {
 		d.Merge(zero, archsimd.LoadFloat32x8Slice(y[i:]).Greater(zero)).StoreSlice(dy[i:])
 	}
 	if i < len(dy) {
-		dt, yt := part8(dy[i:]), part8(y[i:])
-		d := archsimd.LoadFloat32x8(&dt)
-		d.Merge(zero, archsimd.LoadFloat32x8(&yt).Greater(zero)).Store(&dt)
-		copy(dy[i:], dt[:])
+		clearUpper()
+		reluBackwardGo(dy[i:], y[i:])
 	}
 }
 

@@ -5,22 +5,20 @@ package kernel
 import "simd/archsimd"
 
 // AVX-512 vector helpers, the twins of blas.go (no fused multiply-add, so
-// the results are identical to the pure-Go level; dot excepted). Tails go
-// through zero-padded copies (part16). blas_avx2.go is this file with 8 lanes.
+// the results are identical to the pure-Go level; dot excepted). Tails run
+// the pure-Go twin after clearUpper: scalar SSE code on dirty upper halves
+// costs a microcode assist per instruction on some Intel hosts. blas_avx2.go is this file with 8 lanes.
 
+// axpyAVX512 and scaleAVX512 take the scalar part first: alpha would otherwise
+// be spilled and reloaded with legacy SSE moves between vector instructions.
 func axpyAVX512(alpha float32, x, y []float32) {
 	y = y[:len(x)]
+	h := len(x) % 16
+	axpyGo(alpha, x[:h], y[:h])
 	va := archsimd.BroadcastFloat32x16(alpha)
-	i := 0
-	for ; i+16 <= len(x); i += 16 {
+	for i := h; i < len(x); i += 16 {
 		yv := archsimd.LoadFloat32x16Slice(y[i:])
 		yv.Add(archsimd.LoadFloat32x16Slice(x[i:]).Mul(va)).StoreSlice(y[i:])
-	}
-	if i < len(x) {
-		xt, yt := part16(x[i:]), part16(y[i:])
-		yv := archsimd.LoadFloat32x16(&yt)
-		yv.Add(archsimd.LoadFloat32x16(&xt).Mul(va)).Store(&yt)
-		copy(y[i:], yt[:])
 	}
 }
 
@@ -38,12 +36,12 @@ func dotAVX512(x, y []float32) float32 {
 		s0 = archsimd.LoadFloat32x16Slice(x[i:]).MulAdd(archsimd.LoadFloat32x16Slice(y[i:]), s0)
 		i += 16
 	}
-	if i < len(x) {
-		xt, yt := part16(x[i:]), part16(y[i:])
-		s0 = archsimd.LoadFloat32x16(&xt).MulAdd(archsimd.LoadFloat32x16(&yt), s0)
-	}
 	var lanes [16]float32
 	s0.Add(s1).Store(&lanes)
+	clearUpper()
+	for j := range len(x) - i {
+		lanes[j] += x[i+j] * y[i+j]
+	}
 	var s float32
 	for _, v := range lanes {
 		s += v
@@ -52,15 +50,11 @@ func dotAVX512(x, y []float32) float32 {
 }
 
 func scaleAVX512(alpha float32, x []float32) {
+	h := len(x) % 16
+	scaleGo(alpha, x[:h])
 	va := archsimd.BroadcastFloat32x16(alpha)
-	i := 0
-	for ; i+16 <= len(x); i += 16 {
+	for i := h; i < len(x); i += 16 {
 		archsimd.LoadFloat32x16Slice(x[i:]).Mul(va).StoreSlice(x[i:])
-	}
-	if i < len(x) {
-		t := part16(x[i:])
-		archsimd.LoadFloat32x16(&t).Mul(va).Store(&t)
-		copy(x[i:], t[:])
 	}
 }
 
@@ -71,9 +65,8 @@ func addToAVX512(dst, x []float32) {
 		archsimd.LoadFloat32x16Slice(dst[i:]).Add(archsimd.LoadFloat32x16Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		dt, xt := part16(dst[i:]), part16(x[i:])
-		archsimd.LoadFloat32x16(&dt).Add(archsimd.LoadFloat32x16(&xt)).Store(&dt)
-		copy(dst[i:], dt[:])
+		clearUpper()
+		addToGo(dst[i:], x[i:])
 	}
 }
 
@@ -88,10 +81,8 @@ func addBiasReLUAVX512(c, bias []float32) {
 		zero.Merge(v, v.Less(zero)).StoreSlice(c[i:])
 	}
 	if i < len(bias) {
-		ct, bt := part16(c[i:]), part16(bias[i:])
-		v := archsimd.LoadFloat32x16(&ct).Add(archsimd.LoadFloat32x16(&bt))
-		zero.Merge(v, v.Less(zero)).Store(&ct)
-		copy(c[i:], ct[:])
+		clearUpper()
+		addBiasReLUGo(c[i:], bias[i:])
 	}
 }
 
@@ -104,10 +95,8 @@ func reluBackwardAVX512(dy, y []float32) {
 		d.Merge(zero, archsimd.LoadFloat32x16Slice(y[i:]).Greater(zero)).StoreSlice(dy[i:])
 	}
 	if i < len(dy) {
-		dt, yt := part16(dy[i:]), part16(y[i:])
-		d := archsimd.LoadFloat32x16(&dt)
-		d.Merge(zero, archsimd.LoadFloat32x16(&yt).Greater(zero)).Store(&dt)
-		copy(dy[i:], dt[:])
+		clearUpper()
+		reluBackwardGo(dy[i:], y[i:])
 	}
 }
 

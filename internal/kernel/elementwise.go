@@ -41,6 +41,16 @@ const (
 	lp8 = 7.0376836292e-2
 )
 
+// The bits of float32 NaN and ±Inf, for the vector kernels' broadcasts.
+const (
+	nan32Bits  int32 = 0x7FC00000
+	inf32Bits  int32 = 0x7F800000
+	ninf32Bits int32 = -0x800000 // 0xFF800000
+
+	nan64Bits int64 = 0x7FF8000000000000
+	inf64Bits int64 = 0x7FF0000000000000
+)
+
 func fma32(x, y, z float32) float32 {
 	return float32(math.FMA(float64(x), float64(y), float64(z)))
 }

@@ -10,8 +10,15 @@ import (
 // AVX2 exp and log, 8 float32 lanes, operation for operation the twins
 // exp32 and log32 in elementwise.go; elementwise_avx512.go with 8 lanes.
 
-func bf8(v float32) archsimd.Float32x8 { return archsimd.BroadcastFloat32x8(v) }
-func bi8(v int32) archsimd.Int32x8     { return archsimd.BroadcastInt32x8(v) }
+// bf8 broadcasts v through an integer register, as bf16.
+func bf8(v float32) archsimd.Float32x8 {
+	return archsimd.BroadcastInt32x8(int32(math.Float32bits(v))).AsFloat32x8()
+}
+
+// fbits8 is fbits16 on 8 lanes.
+func fbits8(b int32) archsimd.Float32x8 { return archsimd.BroadcastInt32x8(b).AsFloat32x8() }
+
+func bi8(v int32) archsimd.Int32x8 { return archsimd.BroadcastInt32x8(v) }
 
 func exp32x8(x archsimd.Float32x8) archsimd.Float32x8 {
 	xc := x.Max(bf8(expLo)).Min(bf8(expHi))
@@ -46,9 +53,9 @@ func log32x8(x archsimd.Float32x8) archsimd.Float32x8 {
 	y := p.Mul(z).MulAdd(f, e.Mul(bf8(ln2Lo32)))
 	y = z.MulAdd(bf8(-0.5), y)
 	r := e.MulAdd(bf8(ln2Hi32), f.Add(y))
-	r = r.Merge(bf8(float32(math.NaN())), x.Greater(zero))
-	r = bf8(float32(math.Inf(-1))).Merge(r, x.Equal(zero))
-	return x.Merge(r, x.Equal(bf8(float32(math.Inf(1)))))
+	r = r.Merge(fbits8(nan32Bits), x.Greater(zero))
+	r = fbits8(ninf32Bits).Merge(r, x.Equal(zero))
+	return x.Merge(r, x.Equal(fbits8(inf32Bits)))
 }
 
 func expAVX2(dst, x []float32) {
@@ -58,9 +65,8 @@ func expAVX2(dst, x []float32) {
 		exp32x8(archsimd.LoadFloat32x8Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		t := part8(x[i:])
-		exp32x8(archsimd.LoadFloat32x8(&t)).Store(&t)
-		copy(dst[i:], t[:])
+		clearUpper()
+		expTwin(dst[i:], x[i:])
 	}
 }
 
@@ -71,8 +77,7 @@ func logAVX2(dst, x []float32) {
 		log32x8(archsimd.LoadFloat32x8Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		t := part8(x[i:])
-		log32x8(archsimd.LoadFloat32x8(&t)).Store(&t)
-		copy(dst[i:], t[:])
+		clearUpper()
+		logTwin(dst[i:], x[i:])
 	}
 }

@@ -11,8 +11,18 @@ import (
 // exp32 and log32 in elementwise.go. elementwise_avx2.go is this file with
 // 8 lanes.
 
-func bf16(v float32) archsimd.Float32x16 { return archsimd.BroadcastFloat32x16(v) }
-func bi16(v int32) archsimd.Int32x16     { return archsimd.BroadcastInt32x16(v) }
+// bf16 broadcasts v through an integer register: a float constant would be
+// materialised with a legacy SSE move (XORPS for 0, CVTSD2SS for NaN) in the
+// middle of vector code, a microcode assist each on some Intel hosts.
+func bf16(v float32) archsimd.Float32x16 {
+	return archsimd.BroadcastInt32x16(int32(math.Float32bits(v))).AsFloat32x16()
+}
+
+// fbits16 broadcasts the float32 with the given bits (NaN and the
+// infinities are no Go constants).
+func fbits16(b int32) archsimd.Float32x16 { return archsimd.BroadcastInt32x16(b).AsFloat32x16() }
+
+func bi16(v int32) archsimd.Int32x16 { return archsimd.BroadcastInt32x16(v) }
 
 func exp32x16(x archsimd.Float32x16) archsimd.Float32x16 {
 	xc := x.Max(bf16(expLo)).Min(bf16(expHi))
@@ -47,9 +57,9 @@ func log32x16(x archsimd.Float32x16) archsimd.Float32x16 {
 	y := p.Mul(z).MulAdd(f, e.Mul(bf16(ln2Lo32)))
 	y = z.MulAdd(bf16(-0.5), y)
 	r := e.MulAdd(bf16(ln2Hi32), f.Add(y))
-	r = r.Merge(bf16(float32(math.NaN())), x.Greater(zero))
-	r = bf16(float32(math.Inf(-1))).Merge(r, x.Equal(zero))
-	return x.Merge(r, x.Equal(bf16(float32(math.Inf(1)))))
+	r = r.Merge(fbits16(nan32Bits), x.Greater(zero))
+	r = fbits16(ninf32Bits).Merge(r, x.Equal(zero))
+	return x.Merge(r, x.Equal(fbits16(inf32Bits)))
 }
 
 func expAVX512(dst, x []float32) {
@@ -59,9 +69,8 @@ func expAVX512(dst, x []float32) {
 		exp32x16(archsimd.LoadFloat32x16Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		t := part16(x[i:])
-		exp32x16(archsimd.LoadFloat32x16(&t)).Store(&t)
-		copy(dst[i:], t[:])
+		clearUpper()
+		expTwin(dst[i:], x[i:])
 	}
 }
 
@@ -72,8 +81,7 @@ func logAVX512(dst, x []float32) {
 		log32x16(archsimd.LoadFloat32x16Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		t := part16(x[i:])
-		log32x16(archsimd.LoadFloat32x16(&t)).Store(&t)
-		copy(dst[i:], t[:])
+		clearUpper()
+		logTwin(dst[i:], x[i:])
 	}
 }

@@ -3,7 +3,6 @@
 package kernel
 
 import (
-	"math"
 	"simd/archsimd"
 )
 
@@ -35,7 +34,7 @@ func psiEnt32x8(a archsimd.Float32x8) (psi, ent archsimd.Float32x8) {
 	lg := y.Sub(bf8(0.5)).MulAdd(l.Sub(one), ss.MulAdd(t, bf8(stirlingC))).Sub(log32x8(den))
 	ent = a.MulAdd(psi, bf8(0).Sub(lg)).Sub(a)
 	ent = ent.Merge(t.MulAdd(sd.Sub(ss), bf8(0.5).MulAdd(l, bf8(entC))), small)
-	pos, nan := a.Greater(bf8(0)), bf8(float32(math.NaN()))
+	pos, nan := a.Greater(bf8(0)), fbits8(nan32Bits)
 	return psi.Merge(nan, pos), ent.Merge(nan, pos)
 }
 
@@ -58,7 +57,7 @@ func trigammaAm32x8(a archsimd.Float32x8) (tr, am archsimd.Float32x8) {
 	h := t.MulAdd(w.MulAdd(w.MulAdd(bf8(tg3), bf8(tg2)), bf8(tg1)), bf8(0.5))
 	tr = w.MulAdd(h, t).Add(shift)
 	am = a.MulAdd(tr, bf8(-1)).Merge(t.Mul(h), small)
-	pos, nan := a.Greater(bf8(0)), bf8(float32(math.NaN()))
+	pos, nan := a.Greater(bf8(0)), fbits8(nan32Bits)
 	return tr.Merge(nan, pos), am.Merge(nan, pos)
 }
 
@@ -69,9 +68,25 @@ func clampReg8(x, lo, hi archsimd.Float32x8) archsimd.Float32x8 {
 }
 
 func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
+	var s [8]float64
+	i := featuresVecAVX2(f1, f2, xa, xb, archsimd.BroadcastFloat32x8(lo), archsimd.BroadcastFloat32x8(hi), &s)
+	clearUpper() // the scalar tail runs on clean upper halves
+	for ; i < len(xa); i++ {
+		featureAt(f1, f2, xa, xb, lo, hi, i, &s)
+	}
+	return sumAcc(&s)
+}
+
+// featuresVecAVX2 runs the vector part of featuresAVX2, leaving the
+// lanes' partial sums in s, and returns where the scalar tail starts. Not
+// inlined, so that no float32 scalar lives across its loops: the register
+// allocator reloads those with legacy SSE moves.
+//
+//go:noinline
+func featuresVecAVX2(f1, f2, xa, xb []float32, lo8, hi8 archsimd.Float32x8, s *[8]float64) int {
 	n := len(xa)
 	f1, f2, xb = f1[:n], f2[:n], xb[:n]
-	one, lo8, hi8 := bf8(1), bf8(lo), bf8(hi)
+	one := bf8(1)
 	// Lane j of acc0 (acc1) sums elements j (4+j), j+8, …: the twin's acc[i%8].
 	acc0, acc1 := bc4(0), bc4(0)
 	i := 0
@@ -99,19 +114,27 @@ func featuresAVX2(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 		acc0 = acc0.Add(ent.GetLo().ConvertToFloat64())
 		acc1 = acc1.Add(ent.GetHi().ConvertToFloat64())
 	}
-	var s [8]float64
 	acc0.Store((*[4]float64)(s[:4]))
 	acc1.Store((*[4]float64)(s[4:]))
-	for ; i < n; i++ {
-		featureAt(f1, f2, xa, xb, lo, hi, i, &s)
-	}
-	return sumAcc(&s)
+	return i
 }
 
 func featuresGradAVX2(g1, g2, xa, xb []float32, ge, lo, hi float32) {
+	i := featuresGradVecAVX2(g1, g2, xa, xb, archsimd.BroadcastFloat32x8(ge), archsimd.BroadcastFloat32x8(lo), archsimd.BroadcastFloat32x8(hi))
+	clearUpper() // the scalar tail runs on clean upper halves
+	for ; i < len(xa); i++ {
+		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
+	}
+}
+
+// featuresGradVecAVX2 is the vector part of featuresGradAVX2, not inlined
+// for the reason featuresVecAVX2 is not.
+//
+//go:noinline
+func featuresGradVecAVX2(g1, g2, xa, xb []float32, ge8, lo8, hi8 archsimd.Float32x8) int {
 	n := len(xa)
 	g1, g2, xb = g1[:n], g2[:n], xb[:n]
-	one, lo8, hi8, ge8 := bf8(1), bf8(lo), bf8(hi), bf8(ge)
+	one := bf8(1)
 	i := 0
 	for ; i+16 <= n; i += 16 {
 		xa0 := archsimd.LoadFloat32x8Slice(xa[i:]).Add(one)
@@ -125,9 +148,7 @@ func featuresGradAVX2(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 		tr, am := trigammaAm32x8(clampReg8(xa1, lo8, hi8))
 		featureGrad8(g1[i:], g2[i:], xa1, archsimd.LoadFloat32x8Slice(xb[i:]).Add(one), tr, am, ge8, lo8, hi8)
 	}
-	for ; i < n; i++ {
-		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
-	}
+	return i
 }
 
 // featureGrad8 is featureGrad16 on 8 lanes.

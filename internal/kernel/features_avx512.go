@@ -3,7 +3,6 @@
 package kernel
 
 import (
-	"math"
 	"simd/archsimd"
 )
 
@@ -38,7 +37,7 @@ func psiEnt32x16(a archsimd.Float32x16) (psi, ent archsimd.Float32x16) {
 	lg := y.Sub(bf16(0.5)).MulAdd(l.Sub(one), ss.MulAdd(t, bf16(stirlingC))).Sub(log32x16(den))
 	ent = a.MulAdd(psi, bf16(0).Sub(lg)).Sub(a)
 	ent = ent.Merge(t.MulAdd(sd.Sub(ss), bf16(0.5).MulAdd(l, bf16(entC))), small)
-	pos, nan := a.Greater(bf16(0)), bf16(float32(math.NaN()))
+	pos, nan := a.Greater(bf16(0)), fbits16(nan32Bits)
 	return psi.Merge(nan, pos), ent.Merge(nan, pos)
 }
 
@@ -61,7 +60,7 @@ func trigammaAm32x16(a archsimd.Float32x16) (tr, am archsimd.Float32x16) {
 	h := t.MulAdd(w.MulAdd(w.MulAdd(bf16(tg3), bf16(tg2)), bf16(tg1)), bf16(0.5))
 	tr = w.MulAdd(h, t).Add(shift)
 	am = a.MulAdd(tr, bf16(-1)).Merge(t.Mul(h), small)
-	pos, nan := a.Greater(bf16(0)), bf16(float32(math.NaN()))
+	pos, nan := a.Greater(bf16(0)), fbits16(nan32Bits)
 	return tr.Merge(nan, pos), am.Merge(nan, pos)
 }
 
@@ -72,9 +71,25 @@ func clampReg16(x, lo, hi archsimd.Float32x16) archsimd.Float32x16 {
 }
 
 func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
+	var s [8]float64
+	i := featuresVecAVX512(f1, f2, xa, xb, archsimd.BroadcastFloat32x16(lo), archsimd.BroadcastFloat32x16(hi), &s)
+	clearUpper() // the scalar tail runs on clean upper halves
+	for ; i < len(xa); i++ {
+		featureAt(f1, f2, xa, xb, lo, hi, i, &s)
+	}
+	return sumAcc(&s)
+}
+
+// featuresVecAVX512 runs the vector part of featuresAVX512, leaving the
+// lanes' partial sums in s, and returns where the scalar tail starts. Not
+// inlined, so that no float32 scalar lives across its loops: the register
+// allocator reloads those with legacy SSE moves.
+//
+//go:noinline
+func featuresVecAVX512(f1, f2, xa, xb []float32, lo16, hi16 archsimd.Float32x16, s *[8]float64) int {
 	n := len(xa)
 	f1, f2, xb = f1[:n], f2[:n], xb[:n]
-	one, lo16, hi16 := bf16(1), bf16(lo), bf16(hi)
+	one := bf16(1)
 	// Lane j of acc sums elements j, j+8, j+16, …: the twin's acc[i%8].
 	acc := bc8(0)
 	i := 0
@@ -102,18 +117,26 @@ func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 		a.Div(b).StoreSlice(f2[i:])
 		acc = acc.Add(ent.GetLo().ConvertToFloat64()).Add(ent.GetHi().ConvertToFloat64())
 	}
-	var s [8]float64
-	acc.Store(&s)
-	for ; i < n; i++ {
-		featureAt(f1, f2, xa, xb, lo, hi, i, &s)
-	}
-	return sumAcc(&s)
+	acc.Store(s)
+	return i
 }
 
 func featuresGradAVX512(g1, g2, xa, xb []float32, ge, lo, hi float32) {
+	i := featuresGradVecAVX512(g1, g2, xa, xb, archsimd.BroadcastFloat32x16(ge), archsimd.BroadcastFloat32x16(lo), archsimd.BroadcastFloat32x16(hi))
+	clearUpper() // the scalar tail runs on clean upper halves
+	for ; i < len(xa); i++ {
+		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
+	}
+}
+
+// featuresGradVecAVX512 is the vector part of featuresGradAVX512, not inlined
+// for the reason featuresVecAVX512 is not.
+//
+//go:noinline
+func featuresGradVecAVX512(g1, g2, xa, xb []float32, ge16, lo16, hi16 archsimd.Float32x16) int {
 	n := len(xa)
 	g1, g2, xb = g1[:n], g2[:n], xb[:n]
-	one, lo16, hi16, ge16 := bf16(1), bf16(lo), bf16(hi), bf16(ge)
+	one := bf16(1)
 	i := 0
 	for ; i+32 <= n; i += 32 {
 		xa0 := archsimd.LoadFloat32x16Slice(xa[i:]).Add(one)
@@ -127,9 +150,7 @@ func featuresGradAVX512(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 		tr, am := trigammaAm32x16(clampReg16(xa1, lo16, hi16))
 		featureGrad16(g1[i:], g2[i:], xa1, archsimd.LoadFloat32x16Slice(xb[i:]).Add(one), tr, am, ge16, lo16, hi16)
 	}
-	for ; i < n; i++ {
-		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
-	}
+	return i
 }
 
 // featureGrad16 turns 16 lanes of the features' gradient (g1, g2) into the

@@ -3,7 +3,6 @@
 package kernel
 
 import (
-	"math"
 	"simd/archsimd"
 )
 
@@ -30,21 +29,36 @@ func log32x8x2(x0, x1 archsimd.Float32x8) (archsimd.Float32x8, archsimd.Float32x
 	f0, f1 := m0.Sub(one), m1.Sub(one)
 	z0, z1 := f0.Mul(f0), f1.Mul(f1)
 	p0, p1 := bf8(lp8), bf8(lp8)
-	for _, c := range [...]float32{lp7, lp6, lp5, lp4, lp3, lp2, lp1, lp0} {
-		cv := bf8(c)
-		p0, p1 = p0.MulAdd(f0, cv), p1.MulAdd(f1, cv)
-	}
+	// Unrolled: ranging over an array literal copies it with legacy SSE
+	// moves in the middle of the vector code.
+	c7 := bf8(lp7)
+	p0, p1 = p0.MulAdd(f0, c7), p1.MulAdd(f1, c7)
+	c6 := bf8(lp6)
+	p0, p1 = p0.MulAdd(f0, c6), p1.MulAdd(f1, c6)
+	c5 := bf8(lp5)
+	p0, p1 = p0.MulAdd(f0, c5), p1.MulAdd(f1, c5)
+	c4 := bf8(lp4)
+	p0, p1 = p0.MulAdd(f0, c4), p1.MulAdd(f1, c4)
+	c3 := bf8(lp3)
+	p0, p1 = p0.MulAdd(f0, c3), p1.MulAdd(f1, c3)
+	c2 := bf8(lp2)
+	p0, p1 = p0.MulAdd(f0, c2), p1.MulAdd(f1, c2)
+	c1 := bf8(lp1)
+	p0, p1 = p0.MulAdd(f0, c1), p1.MulAdd(f1, c1)
+	c0 := bf8(lp0)
+	p0, p1 = p0.MulAdd(f0, c0), p1.MulAdd(f1, c0)
+
 	lo := bf8(ln2Lo32)
 	y0, y1 := p0.Mul(z0).MulAdd(f0, e0.Mul(lo)), p1.Mul(z1).MulAdd(f1, e1.Mul(lo))
 	mh := bf8(-0.5)
 	y0, y1 = z0.MulAdd(mh, y0), z1.MulAdd(mh, y1)
 	ln2 := bf8(ln2Hi32)
 	r0, r1 := e0.MulAdd(ln2, f0.Add(y0)), e1.MulAdd(ln2, f1.Add(y1))
-	nan := bf8(float32(math.NaN()))
+	nan := fbits8(nan32Bits)
 	r0, r1 = r0.Merge(nan, x0.Greater(zero)), r1.Merge(nan, x1.Greater(zero))
-	ninf := bf8(float32(math.Inf(-1)))
+	ninf := fbits8(ninf32Bits)
 	r0, r1 = ninf.Merge(r0, x0.Equal(zero)), ninf.Merge(r1, x1.Equal(zero))
-	inf := bf8(float32(math.Inf(1)))
+	inf := fbits8(inf32Bits)
 	return x0.Merge(r0, x0.Equal(inf)), x1.Merge(r1, x1.Equal(inf))
 }
 
@@ -83,7 +97,7 @@ func psiEnt32x8x2(a0, a1 archsimd.Float32x8) (psi0, ent0, psi1, ent1 archsimd.Fl
 	ec := bf8(entC)
 	ent0 = ent0.Merge(t0.MulAdd(sd0.Sub(ss0), half.MulAdd(l0, ec)), small0)
 	ent1 = ent1.Merge(t1.MulAdd(sd1.Sub(ss1), half.MulAdd(l1, ec)), small1)
-	nan := bf8(float32(math.NaN()))
+	nan := fbits8(nan32Bits)
 	pos0, pos1 := a0.Greater(zero), a1.Greater(zero)
 	return psi0.Merge(nan, pos0), ent0.Merge(nan, pos0), psi1.Merge(nan, pos1), ent1.Merge(nan, pos1)
 }
@@ -112,7 +126,7 @@ func trigammaAm32x8x2(a0, a1 archsimd.Float32x8) (tr0, am0, tr1, am1 archsimd.Fl
 	tr0, tr1 = w0.MulAdd(h0, t0).Add(shift0), w1.MulAdd(h1, t1).Add(shift1)
 	m1 := bf8(-1)
 	am0, am1 = a0.MulAdd(tr0, m1).Merge(t0.Mul(h0), small0), a1.MulAdd(tr1, m1).Merge(t1.Mul(h1), small1)
-	nan := bf8(float32(math.NaN()))
+	nan := fbits8(nan32Bits)
 	pos0, pos1 := a0.Greater(zero), a1.Greater(zero)
 	return tr0.Merge(nan, pos0), am0.Merge(nan, pos0), tr1.Merge(nan, pos1), am1.Merge(nan, pos1)
 }

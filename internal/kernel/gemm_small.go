@@ -248,6 +248,27 @@ func packRows(dst []float32, kp int, a []float32, lda int, trans bool, m, k int,
 	}
 }
 
+// betaMode is how a kernel starts its accumulators from beta: the vector
+// kernels compare beta once, before their first vector instruction, since
+// a scalar compare between vector instructions is a legacy SSE UCOMISS.
+type betaMode int
+
+const (
+	betaZero  betaMode = iota // 0, without reading C
+	betaOne                   // C as it is
+	betaScale                 // beta·C
+)
+
+func modeOf(beta float32) betaMode {
+	switch beta {
+	case 0:
+		return betaZero
+	case 1:
+		return betaOne
+	}
+	return betaScale
+}
+
 // initAcc is an accumulator's start: beta·c, or 0 without reading c.
 func initAcc(c, beta float32) float32 {
 	switch beta {

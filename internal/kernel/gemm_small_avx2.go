@@ -3,6 +3,7 @@
 package kernel
 
 import (
+	"math"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -30,15 +31,50 @@ func st8(v archsimd.Float32x8, p unsafe.Pointer, off uintptr) {
 	v.Store((*[8]float32)(unsafe.Add(p, off)))
 }
 
+// lanes8 holds 0…7, for mask8.
+var lanes8 = [8]int32{0, 1, 2, 3, 4, 5, 6, 7}
+
+// mask8 is set in the lanes below n.
+func mask8(n int) archsimd.Mask32x8 {
+	return archsimd.LoadInt32x8(&lanes8).Less(archsimd.BroadcastInt32x8(int32(n)))
+}
+
+// ldPart8 is ldPart16 on 8 lanes (VMASKMOVPS suppresses the faults of the
+// lanes it does not load).
+//
+//go:nocheckptr
+//go:noinline
+func ldPart8(p unsafe.Pointer, off uintptr, n int) archsimd.Float32x8 {
+	return archsimd.LoadMaskedFloat32x8((*[8]float32)(unsafe.Add(p, off)), mask8(n))
+}
+
+// stPart8 is stPart16 on 8 lanes.
+//
+//go:nocheckptr
+//go:noinline
+func stPart8(v archsimd.Float32x8, p unsafe.Pointer, off uintptr, n int) {
+	v.StoreMasked((*[8]float32)(unsafe.Add(p, off)), mask8(n))
+}
+
 // sum8 adds the lanes of v in a fixed tree: halves, pairs.
 func sum8(v archsimd.Float32x8) float32 {
 	q := v.GetLo().Add(v.GetHi())
 	q = q.AddPairs(q)
-	return q.AddPairs(q).GetElem(0)
+	return first4(q.AddPairs(q))
+}
+
+// first4 returns lane 0 of q through memory, after clearUpper: the float32
+// result would otherwise move from a general register to X0 with a legacy
+// MOVD while the upper halves are dirty.
+func first4(q archsimd.Float32x4) float32 {
+	var t [4]float32
+	q.Store(&t)
+	clearUpper()
+	return t[0]
 }
 
 // The dot kernels run the lanes over the first kv = k rounded down to 8
-// values of b, then over the zero-padded rest (a is zero there already).
+// values of b, then over the rest with masked loads (a is zero there already).
 // Accumulator rows are 4·32 bytes apart.
 const accRow8 = 4 * 32
 
@@ -65,9 +101,8 @@ func dot4x2AVX2(k int, a []float32, kp int, b0, b1 []float32, acc []float32) {
 		s30, s31 = v.MulAdd(x0, s30), v.MulAdd(x1, s31)
 	}
 	if kv < k {
-		t0, t1 := part8(b0[kv:]), part8(b1[kv:])
-		x0, x1 := archsimd.LoadFloat32x8(&t0), archsimd.LoadFloat32x8(&t1)
-		off := uintptr(kv) * 4
+		off, r := uintptr(kv)*4, k-kv
+		x0, x1 := ldPart8(p0, off, r), ldPart8(p1, off, r)
 		v := ld8(pa, off)
 		s00, s01 = v.MulAdd(x0, s00), v.MulAdd(x1, s01)
 		v = ld8(pa, row+off)
@@ -106,10 +141,9 @@ func dot2x4AVX2(k int, a []float32, kp int, b0, b1, b2, b3 []float32, acc []floa
 		s10, s11, s12, s13 = v.MulAdd(x0, s10), v.MulAdd(x1, s11), v.MulAdd(x2, s12), v.MulAdd(x3, s13)
 	}
 	if kv < k {
-		t0, t1, t2, t3 := part8(b0[kv:]), part8(b1[kv:]), part8(b2[kv:]), part8(b3[kv:])
-		x0, x1 := archsimd.LoadFloat32x8(&t0), archsimd.LoadFloat32x8(&t1)
-		x2, x3 := archsimd.LoadFloat32x8(&t2), archsimd.LoadFloat32x8(&t3)
-		off := uintptr(kv) * 4
+		off, r := uintptr(kv)*4, k-kv
+		x0, x1 := ldPart8(p0, off, r), ldPart8(p1, off, r)
+		x2, x3 := ldPart8(p2, off, r), ldPart8(p3, off, r)
 		v := ld8(pa, off)
 		s00, s01, s02, s03 = v.MulAdd(x0, s00), v.MulAdd(x1, s01), v.MulAdd(x2, s02), v.MulAdd(x3, s03)
 		v = ld8(pa, row+off)
@@ -140,10 +174,10 @@ func dot1x4AVX2(k int, a []float32, b0, b1, b2, b3 []float32, acc []float32) {
 		s2, s3 = v.MulAdd(ld8(p2, off), s2), v.MulAdd(ld8(p3, off), s3)
 	}
 	if kv < k {
-		t0, t1, t2, t3 := part8(b0[kv:]), part8(b1[kv:]), part8(b2[kv:]), part8(b3[kv:])
-		v := ld8(pa, uintptr(kv)*4)
-		s0, s1 = v.MulAdd(archsimd.LoadFloat32x8(&t0), s0), v.MulAdd(archsimd.LoadFloat32x8(&t1), s1)
-		s2, s3 = v.MulAdd(archsimd.LoadFloat32x8(&t2), s2), v.MulAdd(archsimd.LoadFloat32x8(&t3), s3)
+		off, r := uintptr(kv)*4, k-kv
+		v := ld8(pa, off)
+		s0, s1 = v.MulAdd(ldPart8(p0, off, r), s0), v.MulAdd(ldPart8(p1, off, r), s1)
+		s2, s3 = v.MulAdd(ldPart8(p2, off, r), s2), v.MulAdd(ldPart8(p3, off, r), s3)
 	}
 	st8(s0, ps, 0)
 	st8(s1, ps, 32)
@@ -153,24 +187,26 @@ func dot1x4AVX2(k int, a []float32, b0, b1, b2, b3 []float32, acc []float32) {
 
 // accInit8 loads an accumulator as beta·c (zero without reading c for
 // beta = 0), like scaleBlock then the micro-kernel's load.
-func accInit8(p unsafe.Pointer, off uintptr, beta float32) archsimd.Float32x8 {
-	switch beta {
-	case 0:
-		return archsimd.Float32x8{}
-	case 1:
+func accInit8(p unsafe.Pointer, off uintptr, mode betaMode, vb archsimd.Float32x8) archsimd.Float32x8 {
+	switch mode {
+	case betaZero:
+		return bf8(0)
+	case betaOne:
 		return ld8(p, off)
 	}
-	return ld8(p, off).Mul(archsimd.BroadcastFloat32x8(beta))
+	return ld8(p, off).Mul(vb)
 }
 
 func nn4x2AVX2(k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	_, _, _ = a[3*kp+k-1], b[(k-1)*ldb+15], c[3*ldc+15]
+	mode := modeOf(beta) // compared before any vector instruction
+	vb := archsimd.BroadcastFloat32x8(beta)
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	row, arow, brow := uintptr(ldc)*4, uintptr(kp)*4, uintptr(ldb)*4
-	c00, c01 := accInit8(pc, 0, beta), accInit8(pc, 32, beta)
-	c10, c11 := accInit8(pc, row, beta), accInit8(pc, row+32, beta)
-	c20, c21 := accInit8(pc, 2*row, beta), accInit8(pc, 2*row+32, beta)
-	c30, c31 := accInit8(pc, 3*row, beta), accInit8(pc, 3*row+32, beta)
+	c00, c01 := accInit8(pc, 0, mode, vb), accInit8(pc, 32, mode, vb)
+	c10, c11 := accInit8(pc, row, mode, vb), accInit8(pc, row+32, mode, vb)
+	c20, c21 := accInit8(pc, 2*row, mode, vb), accInit8(pc, 2*row+32, mode, vb)
+	c30, c31 := accInit8(pc, 3*row, mode, vb), accInit8(pc, 3*row+32, mode, vb)
 	offB := uintptr(0)
 	for offA := uintptr(0); offA < uintptr(k)*4; offA += 4 {
 		b0, b1 := ld8(pb, offB), ld8(pb, offB+32)
@@ -197,10 +233,12 @@ func nn4x2AVX2(k int, a []float32, kp int, b []float32, ldb int, c []float32, ld
 
 func nn2x2AVX2(k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	_, _, _ = a[kp+k-1], b[(k-1)*ldb+15], c[ldc+15]
+	mode := modeOf(beta) // compared before any vector instruction
+	vb := archsimd.BroadcastFloat32x8(beta)
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	row, arow, brow := uintptr(ldc)*4, uintptr(kp)*4, uintptr(ldb)*4
-	c00, c01 := accInit8(pc, 0, beta), accInit8(pc, 32, beta)
-	c10, c11 := accInit8(pc, row, beta), accInit8(pc, row+32, beta)
+	c00, c01 := accInit8(pc, 0, mode, vb), accInit8(pc, 32, mode, vb)
+	c10, c11 := accInit8(pc, row, mode, vb), accInit8(pc, row+32, mode, vb)
 	offB := uintptr(0)
 	for offA := uintptr(0); offA < uintptr(k)*4; offA += 4 {
 		b0, b1 := ld8(pb, offB), ld8(pb, offB+32)
@@ -219,9 +257,11 @@ func nn2x2AVX2(k int, a []float32, kp int, b []float32, ldb int, c []float32, ld
 
 func nn1x2AVX2(k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	_, _, _ = a[k-1], b[(k-1)*ldb+15], c[15]
+	mode := modeOf(beta) // compared before any vector instruction
+	vb := archsimd.BroadcastFloat32x8(beta)
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	brow := uintptr(ldb) * 4
-	c00, c01 := accInit8(pc, 0, beta), accInit8(pc, 32, beta)
+	c00, c01 := accInit8(pc, 0, mode, vb), accInit8(pc, 32, mode, vb)
 	offB := uintptr(0)
 	for offA := uintptr(0); offA < uintptr(k)*4; offA += 4 {
 		b0, b1 := ld8(pb, offB), ld8(pb, offB+32)
@@ -234,28 +274,38 @@ func nn1x2AVX2(k int, a []float32, kp int, b []float32, ldb int, c []float32, ld
 }
 
 // nnTailAVX2 runs the last cols < 16 columns one row and 8 columns at a
-// time through zero-padded copies.
+// time with masked loads and stores.
 func nnTailAVX2(rows, k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32, cols int) {
-	vb := archsimd.BroadcastFloat32x8(beta)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	if k > 0 {
+		_, _ = a[(rows-1)*kp+k-1], b[(k-1)*ldb+cols-1]
+	}
+	mode := modeOf(beta)
+	// beta through an integer register: a float scalar kept for the
+	// broadcast would be spilled around ldPart8 with legacy SSE moves.
+	vb := archsimd.BroadcastInt32x8(int32(math.Float32bits(beta))).AsFloat32x8()
+	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	for j := 0; j < cols; j += 8 {
 		w := min(8, cols-j)
 		for r := range rows {
-			crow := c[r*ldc+j : r*ldc+j+w]
-			var acc archsimd.Float32x8
-			if beta != 0 {
-				t := part8(crow)
-				acc = archsimd.LoadFloat32x8(&t)
-				if beta != 1 {
+			coff := uintptr(r*ldc+j) * 4
+			acc := bf8(0)
+			if mode != betaZero {
+				acc = ldPart8(pc, coff, w)
+				if mode == betaScale {
 					acc = acc.Mul(vb)
 				}
 			}
-			for p, v := range a[r*kp:][:k] {
-				t := part8(b[p*ldb+j : p*ldb+j+w])
-				acc = archsimd.BroadcastFloat32x8(v).MulAdd(archsimd.LoadFloat32x8(&t), acc)
+			for p := range k {
+				// Through an integer register: a float scalar would be
+				// spilled around ldPart8 with legacy SSE moves.
+				v := archsimd.BroadcastInt32x8(*(*int32)(unsafe.Add(pa, uintptr(r*kp+p)*4))).AsFloat32x8()
+				acc = v.MulAdd(ldPart8(pb, uintptr(p*ldb+j)*4, w), acc)
 			}
-			var t [8]float32
-			acc.Store(&t)
-			copy(crow, t[:w])
+			stPart8(acc, pc, coff, w)
 		}
 	}
 }

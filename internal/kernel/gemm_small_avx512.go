@@ -3,6 +3,7 @@
 package kernel
 
 import (
+	"math"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -31,16 +32,37 @@ func st16(v archsimd.Float32x16, p unsafe.Pointer, off uintptr) {
 	v.Store((*[16]float32)(unsafe.Add(p, off)))
 }
 
+// ldPart16 loads the n ≤ 16 floats at p+off into the low lanes, zero in
+// the others, with a masked load: the other lanes are not read (their
+// faults are suppressed), so no padded copy is needed (such copies are
+// legacy SSE moves between vector instructions). checkptr would flag the
+// 64-byte array type that may reach past the allocation; nothing past n is
+// touched, hence nocheckptr, and noinline so that the directive holds.
+//
+//go:nocheckptr
+//go:noinline
+func ldPart16(p unsafe.Pointer, off uintptr, n int) archsimd.Float32x16 {
+	return archsimd.LoadMaskedFloat32x16((*[16]float32)(unsafe.Add(p, off)), archsimd.Mask32x16FromBits(uint16(1)<<n-1))
+}
+
+// stPart16 stores the low n ≤ 16 lanes of v at p+off, as ldPart16 loads.
+//
+//go:nocheckptr
+//go:noinline
+func stPart16(v archsimd.Float32x16, p unsafe.Pointer, off uintptr, n int) {
+	v.StoreMasked((*[16]float32)(unsafe.Add(p, off)), archsimd.Mask32x16FromBits(uint16(1)<<n-1))
+}
+
 // sum16 adds the lanes of v in a fixed tree: halves, quarters, pairs.
 func sum16(v archsimd.Float32x16) float32 {
 	h := v.GetLo().Add(v.GetHi())
 	q := h.GetLo().Add(h.GetHi())
 	q = q.AddPairs(q)
-	return q.AddPairs(q).GetElem(0)
+	return first4(q.AddPairs(q))
 }
 
 // The dot kernels run the lanes over the first kv = k rounded down to 16
-// values of b, then over the zero-padded rest (a is zero there already).
+// values of b, then over the rest with masked loads (a is zero there already).
 // Accumulator rows are 4·64 bytes apart.
 const accRow16 = 4 * 64
 
@@ -67,9 +89,8 @@ func dot4x2AVX512(k int, a []float32, kp int, b0, b1 []float32, acc []float32) {
 		s30, s31 = v.MulAdd(x0, s30), v.MulAdd(x1, s31)
 	}
 	if kv < k {
-		t0, t1 := part16(b0[kv:]), part16(b1[kv:])
-		x0, x1 := archsimd.LoadFloat32x16(&t0), archsimd.LoadFloat32x16(&t1)
-		off := uintptr(kv) * 4
+		off, r := uintptr(kv)*4, k-kv
+		x0, x1 := ldPart16(p0, off, r), ldPart16(p1, off, r)
 		v := ld16(pa, off)
 		s00, s01 = v.MulAdd(x0, s00), v.MulAdd(x1, s01)
 		v = ld16(pa, row+off)
@@ -108,10 +129,9 @@ func dot2x4AVX512(k int, a []float32, kp int, b0, b1, b2, b3 []float32, acc []fl
 		s10, s11, s12, s13 = v.MulAdd(x0, s10), v.MulAdd(x1, s11), v.MulAdd(x2, s12), v.MulAdd(x3, s13)
 	}
 	if kv < k {
-		t0, t1, t2, t3 := part16(b0[kv:]), part16(b1[kv:]), part16(b2[kv:]), part16(b3[kv:])
-		x0, x1 := archsimd.LoadFloat32x16(&t0), archsimd.LoadFloat32x16(&t1)
-		x2, x3 := archsimd.LoadFloat32x16(&t2), archsimd.LoadFloat32x16(&t3)
-		off := uintptr(kv) * 4
+		off, r := uintptr(kv)*4, k-kv
+		x0, x1 := ldPart16(p0, off, r), ldPart16(p1, off, r)
+		x2, x3 := ldPart16(p2, off, r), ldPart16(p3, off, r)
 		v := ld16(pa, off)
 		s00, s01, s02, s03 = v.MulAdd(x0, s00), v.MulAdd(x1, s01), v.MulAdd(x2, s02), v.MulAdd(x3, s03)
 		v = ld16(pa, row+off)
@@ -142,10 +162,10 @@ func dot1x4AVX512(k int, a []float32, b0, b1, b2, b3 []float32, acc []float32) {
 		s2, s3 = v.MulAdd(ld16(p2, off), s2), v.MulAdd(ld16(p3, off), s3)
 	}
 	if kv < k {
-		t0, t1, t2, t3 := part16(b0[kv:]), part16(b1[kv:]), part16(b2[kv:]), part16(b3[kv:])
-		v := ld16(pa, uintptr(kv)*4)
-		s0, s1 = v.MulAdd(archsimd.LoadFloat32x16(&t0), s0), v.MulAdd(archsimd.LoadFloat32x16(&t1), s1)
-		s2, s3 = v.MulAdd(archsimd.LoadFloat32x16(&t2), s2), v.MulAdd(archsimd.LoadFloat32x16(&t3), s3)
+		off, r := uintptr(kv)*4, k-kv
+		v := ld16(pa, off)
+		s0, s1 = v.MulAdd(ldPart16(p0, off, r), s0), v.MulAdd(ldPart16(p1, off, r), s1)
+		s2, s3 = v.MulAdd(ldPart16(p2, off, r), s2), v.MulAdd(ldPart16(p3, off, r), s3)
 	}
 	st16(s0, ps, 0)
 	st16(s1, ps, 64)
@@ -155,24 +175,26 @@ func dot1x4AVX512(k int, a []float32, b0, b1, b2, b3 []float32, acc []float32) {
 
 // accInit16 loads an accumulator as beta·c (zero without reading c for
 // beta = 0), like scaleBlock then the micro-kernel's load.
-func accInit16(p unsafe.Pointer, off uintptr, beta float32) archsimd.Float32x16 {
-	switch beta {
-	case 0:
-		return archsimd.Float32x16{}
-	case 1:
+func accInit16(p unsafe.Pointer, off uintptr, mode betaMode, vb archsimd.Float32x16) archsimd.Float32x16 {
+	switch mode {
+	case betaZero:
+		return bf16(0)
+	case betaOne:
 		return ld16(p, off)
 	}
-	return ld16(p, off).Mul(archsimd.BroadcastFloat32x16(beta))
+	return ld16(p, off).Mul(vb)
 }
 
 func nn4x2AVX512(k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	_, _, _ = a[3*kp+k-1], b[(k-1)*ldb+31], c[3*ldc+31]
+	mode := modeOf(beta) // compared before any vector instruction
+	vb := archsimd.BroadcastFloat32x16(beta)
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	row, arow, brow := uintptr(ldc)*4, uintptr(kp)*4, uintptr(ldb)*4
-	c00, c01 := accInit16(pc, 0, beta), accInit16(pc, 64, beta)
-	c10, c11 := accInit16(pc, row, beta), accInit16(pc, row+64, beta)
-	c20, c21 := accInit16(pc, 2*row, beta), accInit16(pc, 2*row+64, beta)
-	c30, c31 := accInit16(pc, 3*row, beta), accInit16(pc, 3*row+64, beta)
+	c00, c01 := accInit16(pc, 0, mode, vb), accInit16(pc, 64, mode, vb)
+	c10, c11 := accInit16(pc, row, mode, vb), accInit16(pc, row+64, mode, vb)
+	c20, c21 := accInit16(pc, 2*row, mode, vb), accInit16(pc, 2*row+64, mode, vb)
+	c30, c31 := accInit16(pc, 3*row, mode, vb), accInit16(pc, 3*row+64, mode, vb)
 	offB := uintptr(0)
 	for offA := uintptr(0); offA < uintptr(k)*4; offA += 4 {
 		b0, b1 := ld16(pb, offB), ld16(pb, offB+64)
@@ -199,10 +221,12 @@ func nn4x2AVX512(k int, a []float32, kp int, b []float32, ldb int, c []float32, 
 
 func nn2x2AVX512(k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	_, _, _ = a[kp+k-1], b[(k-1)*ldb+31], c[ldc+31]
+	mode := modeOf(beta) // compared before any vector instruction
+	vb := archsimd.BroadcastFloat32x16(beta)
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	row, arow, brow := uintptr(ldc)*4, uintptr(kp)*4, uintptr(ldb)*4
-	c00, c01 := accInit16(pc, 0, beta), accInit16(pc, 64, beta)
-	c10, c11 := accInit16(pc, row, beta), accInit16(pc, row+64, beta)
+	c00, c01 := accInit16(pc, 0, mode, vb), accInit16(pc, 64, mode, vb)
+	c10, c11 := accInit16(pc, row, mode, vb), accInit16(pc, row+64, mode, vb)
 	offB := uintptr(0)
 	for offA := uintptr(0); offA < uintptr(k)*4; offA += 4 {
 		b0, b1 := ld16(pb, offB), ld16(pb, offB+64)
@@ -221,9 +245,11 @@ func nn2x2AVX512(k int, a []float32, kp int, b []float32, ldb int, c []float32, 
 
 func nn1x2AVX512(k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	_, _, _ = a[k-1], b[(k-1)*ldb+31], c[31]
+	mode := modeOf(beta) // compared before any vector instruction
+	vb := archsimd.BroadcastFloat32x16(beta)
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	brow := uintptr(ldb) * 4
-	c00, c01 := accInit16(pc, 0, beta), accInit16(pc, 64, beta)
+	c00, c01 := accInit16(pc, 0, mode, vb), accInit16(pc, 64, mode, vb)
 	offB := uintptr(0)
 	for offA := uintptr(0); offA < uintptr(k)*4; offA += 4 {
 		b0, b1 := ld16(pb, offB), ld16(pb, offB+64)
@@ -236,28 +262,38 @@ func nn1x2AVX512(k int, a []float32, kp int, b []float32, ldb int, c []float32, 
 }
 
 // nnTailAVX512 runs the last cols < 32 columns one row and 16 columns at a
-// time through zero-padded copies.
+// time with masked loads and stores.
 func nnTailAVX512(rows, k int, a []float32, kp int, b []float32, ldb int, c []float32, ldc int, beta float32, cols int) {
-	vb := archsimd.BroadcastFloat32x16(beta)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	if k > 0 {
+		_, _ = a[(rows-1)*kp+k-1], b[(k-1)*ldb+cols-1]
+	}
+	mode := modeOf(beta)
+	// beta through an integer register: a float scalar kept for the
+	// broadcast would be spilled around ldPart16 with legacy SSE moves.
+	vb := archsimd.BroadcastInt32x16(int32(math.Float32bits(beta))).AsFloat32x16()
+	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	for j := 0; j < cols; j += 16 {
 		w := min(16, cols-j)
 		for r := range rows {
-			crow := c[r*ldc+j : r*ldc+j+w]
-			var acc archsimd.Float32x16
-			if beta != 0 {
-				t := part16(crow)
-				acc = archsimd.LoadFloat32x16(&t)
-				if beta != 1 {
+			coff := uintptr(r*ldc+j) * 4
+			acc := bf16(0)
+			if mode != betaZero {
+				acc = ldPart16(pc, coff, w)
+				if mode == betaScale {
 					acc = acc.Mul(vb)
 				}
 			}
-			for p, v := range a[r*kp:][:k] {
-				t := part16(b[p*ldb+j : p*ldb+j+w])
-				acc = archsimd.BroadcastFloat32x16(v).MulAdd(archsimd.LoadFloat32x16(&t), acc)
+			for p := range k {
+				// Through an integer register: a float scalar would be
+				// spilled around ldPart16 with legacy SSE moves.
+				v := archsimd.BroadcastInt32x16(*(*int32)(unsafe.Add(pa, uintptr(r*kp+p)*4))).AsFloat32x16()
+				acc = v.MulAdd(ldPart16(pb, uintptr(p*ldb+j)*4, w), acc)
 			}
-			var t [16]float32
-			acc.Store(&t)
-			copy(crow, t[:w])
+			stPart16(acc, pc, coff, w)
 		}
 	}
 }

@@ -37,6 +37,7 @@ func packBAVX512(dst, b []float32, ldb int, trans bool, p0, kc, j0, nc int) {
 				transpose16(pan[p*32+16:(p+16)*32], b, ldb, j+16, p0+p)
 			}
 			if p < kc {
+				clearUpper() // a scalar copy follows
 				tail := pan[p*32:]
 				for c := range 32 {
 					src := b[(j+c)*ldb+p0+p : (j+c)*ldb+p0+kc]
@@ -48,6 +49,7 @@ func packBAVX512(dst, b []float32, ldb int, trans bool, p0, kc, j0, nc int) {
 		}
 	}
 	if full < nc {
+		clearUpper()
 		packBGo(dst[full*kc:], b, ldb, trans, p0, kc, j0+full, nc-full, 32)
 	}
 }

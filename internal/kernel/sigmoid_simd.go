@@ -17,6 +17,7 @@ func sigmoidSumAVX512(x []float32) float64 {
 	}
 	var a [8]float64
 	acc.Store(&a)
+	clearUpper() // the scalar tail runs on clean upper halves
 	for ; i < len(x); i++ {
 		sigmoidAt(x, i, &a)
 	}
@@ -35,6 +36,7 @@ func sigmoidSumAVX2(x []float32) float64 {
 	var a [8]float64
 	acc0.Store((*[4]float64)(a[:4]))
 	acc1.Store((*[4]float64)(a[4:]))
+	clearUpper() // the scalar tail runs on clean upper halves
 	for ; i < len(x); i++ {
 		sigmoidAt(x, i, &a)
 	}

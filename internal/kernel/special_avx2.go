@@ -10,12 +10,15 @@ import (
 // AVX2 lgamma, digamma, trigamma: special_avx512.go with 4 lanes, line for
 // line.
 
-func bc4(v float64) archsimd.Float64x4 { return archsimd.BroadcastFloat64x4(v) }
+// bc4 broadcasts v through an integer register, as bf16.
+func bc4(v float64) archsimd.Float64x4 {
+	return archsimd.BroadcastInt64x4(int64(math.Float64bits(v))).AsFloat64x4()
+}
 
 func log64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	one := bc4(1)
 	bits := x.AsUint64x4()
-	e := bits.ShiftAllRight(52).Or(archsimd.BroadcastUint64x4(expBias)).AsFloat64x4().Sub(bc4(twoP52 + 1023))
+	e := bits.ShiftRight(archsimd.BroadcastUint64x4(52)).Or(archsimd.BroadcastUint64x4(expBias)).AsFloat64x4().Sub(bc4(twoP52 + 1023))
 	m := bits.And(archsimd.BroadcastUint64x4(1<<52 - 1)).Or(archsimd.BroadcastUint64x4(0x3FF0000000000000)).AsFloat64x4()
 	hi := m.Greater(bc4(math.Sqrt2))
 	m = m.Mul(bc4(0.5)).Merge(m, hi)
@@ -29,7 +32,7 @@ func log64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	r := t2.Add(t1)
 	hfsq := bc4(0.5).Mul(f).Mul(f)
 	l := e.MulAdd(bc4(ln2Hi), f.Sub(hfsq.Sub(s.MulAdd(hfsq.Add(r), e.Mul(bc4(ln2Lo))))))
-	return x.Merge(l, x.Equal(bc4(math.Inf(1))))
+	return x.Merge(l, x.Equal(archsimd.BroadcastInt64x4(inf64Bits).AsFloat64x4()))
 }
 
 func lgamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
@@ -56,23 +59,23 @@ func lgamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	rb := xb.Sub(bc4(0.5)).MulAdd(l.Sub(one), ser.MulAdd(t, bc4(stirlingC)))
 
 	p := z.Sub(bc4(2))
-	g := bc4(lgammaG[13])
-	g = g.MulAdd(p, bc4(lgammaG[12]))
-	g = g.MulAdd(p, bc4(lgammaG[11]))
-	g = g.MulAdd(p, bc4(lgammaG[10]))
-	g = g.MulAdd(p, bc4(lgammaG[9]))
-	g = g.MulAdd(p, bc4(lgammaG[8]))
-	g = g.MulAdd(p, bc4(lgammaG[7]))
-	g = g.MulAdd(p, bc4(lgammaG[6]))
-	g = g.MulAdd(p, bc4(lgammaG[5]))
-	g = g.MulAdd(p, bc4(lgammaG[4]))
-	g = g.MulAdd(p, bc4(lgammaG[3]))
-	g = g.MulAdd(p, bc4(lgammaG[2]))
-	g = g.MulAdd(p, bc4(lgammaG[1]))
-	g = g.MulAdd(p, bc4(lgammaG[0]))
+	g := archsimd.BroadcastFloat64x4(lgammaG[13])
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[12]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[11]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[10]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[9]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[8]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[7]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[6]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[5]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[4]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[3]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[2]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[1]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[0]))
 	rs := p.MulAdd(g, sgn.Mul(l))
 
-	return rb.Merge(rs, big).Merge(bc4(math.NaN()), x.Greater(bc4(0)))
+	return rb.Merge(rs, big).Merge(archsimd.BroadcastInt64x4(nan64Bits).AsFloat64x4(), x.Greater(bc4(0)))
 }
 
 func digamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
@@ -91,7 +94,7 @@ func digamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	w := t.Mul(t)
 	ser := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc4(dg8), bc4(dg7)), bc4(dg6)), bc4(dg5)), bc4(dg4)), bc4(dg3)), bc4(dg2)), bc4(dg1))
 	r := w.MulAdd(ser, bc4(-0.5).MulAdd(t, log64x4(y))).Sub(shift)
-	return r.Merge(bc4(math.NaN()), x.Greater(bc4(0)))
+	return r.Merge(archsimd.BroadcastInt64x4(nan64Bits).AsFloat64x4(), x.Greater(bc4(0)))
 }
 
 func trigamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
@@ -111,7 +114,7 @@ func trigamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	w := t.Mul(t)
 	ser := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc4(tg7), bc4(tg6)), bc4(tg5)), bc4(tg4)), bc4(tg3)), bc4(tg2)), bc4(tg1))
 	r := w.MulAdd(t.MulAdd(ser, bc4(0.5)), t).Add(shift)
-	return r.Merge(bc4(math.NaN()), x.Greater(bc4(0)))
+	return r.Merge(archsimd.BroadcastInt64x4(nan64Bits).AsFloat64x4(), x.Greater(bc4(0)))
 }
 
 // map64x4 applies f to x in float64, 4 lanes at a time; the tail goes
@@ -124,9 +127,11 @@ func map64x4(dst, x []float32, f func(archsimd.Float64x4) archsimd.Float64x4) {
 		f(v).ConvertToFloat32().StoreSlice(dst[i:])
 	}
 	if i < len(x) {
+		clearUpper() // the copies below are scalar code
 		var t [4]float32
 		copy(t[:], x[i:])
 		f(archsimd.LoadFloat32x4(&t).ConvertToFloat64()).ConvertToFloat32().Store(&t)
+		clearUpper()
 		copy(dst[i:], t[:])
 	}
 }

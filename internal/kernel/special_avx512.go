@@ -12,7 +12,10 @@ import (
 // sides of a branch are computed on all lanes and the unused side is
 // discarded). special_avx2.go is this file with 4 lanes.
 
-func bc8(v float64) archsimd.Float64x8 { return archsimd.BroadcastFloat64x8(v) }
+// bc8 broadcasts v through an integer register, as bf16.
+func bc8(v float64) archsimd.Float64x8 {
+	return archsimd.BroadcastInt64x8(int64(math.Float64bits(v))).AsFloat64x8()
+}
 
 func log64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	one := bc8(1)
@@ -31,7 +34,7 @@ func log64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	r := t2.Add(t1)
 	hfsq := bc8(0.5).Mul(f).Mul(f)
 	l := e.MulAdd(bc8(ln2Hi), f.Sub(hfsq.Sub(s.MulAdd(hfsq.Add(r), e.Mul(bc8(ln2Lo))))))
-	return x.Merge(l, x.Equal(bc8(math.Inf(1))))
+	return x.Merge(l, x.Equal(archsimd.BroadcastInt64x8(inf64Bits).AsFloat64x8()))
 }
 
 func lgamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
@@ -58,23 +61,23 @@ func lgamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	rb := xb.Sub(bc8(0.5)).MulAdd(l.Sub(one), ser.MulAdd(t, bc8(stirlingC)))
 
 	p := z.Sub(bc8(2))
-	g := bc8(lgammaG[13])
-	g = g.MulAdd(p, bc8(lgammaG[12]))
-	g = g.MulAdd(p, bc8(lgammaG[11]))
-	g = g.MulAdd(p, bc8(lgammaG[10]))
-	g = g.MulAdd(p, bc8(lgammaG[9]))
-	g = g.MulAdd(p, bc8(lgammaG[8]))
-	g = g.MulAdd(p, bc8(lgammaG[7]))
-	g = g.MulAdd(p, bc8(lgammaG[6]))
-	g = g.MulAdd(p, bc8(lgammaG[5]))
-	g = g.MulAdd(p, bc8(lgammaG[4]))
-	g = g.MulAdd(p, bc8(lgammaG[3]))
-	g = g.MulAdd(p, bc8(lgammaG[2]))
-	g = g.MulAdd(p, bc8(lgammaG[1]))
-	g = g.MulAdd(p, bc8(lgammaG[0]))
+	g := archsimd.BroadcastFloat64x8(lgammaG[13])
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[12]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[11]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[10]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[9]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[8]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[7]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[6]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[5]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[4]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[3]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[2]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[1]))
+	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[0]))
 	rs := p.MulAdd(g, sgn.Mul(l))
 
-	return rb.Merge(rs, big).Merge(bc8(math.NaN()), x.Greater(bc8(0)))
+	return rb.Merge(rs, big).Merge(archsimd.BroadcastInt64x8(nan64Bits).AsFloat64x8(), x.Greater(bc8(0)))
 }
 
 func digamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
@@ -93,7 +96,7 @@ func digamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	w := t.Mul(t)
 	ser := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc8(dg8), bc8(dg7)), bc8(dg6)), bc8(dg5)), bc8(dg4)), bc8(dg3)), bc8(dg2)), bc8(dg1))
 	r := w.MulAdd(ser, bc8(-0.5).MulAdd(t, log64x8(y))).Sub(shift)
-	return r.Merge(bc8(math.NaN()), x.Greater(bc8(0)))
+	return r.Merge(archsimd.BroadcastInt64x8(nan64Bits).AsFloat64x8(), x.Greater(bc8(0)))
 }
 
 func trigamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
@@ -113,7 +116,7 @@ func trigamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	w := t.Mul(t)
 	ser := w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(w.MulAdd(bc8(tg7), bc8(tg6)), bc8(tg5)), bc8(tg4)), bc8(tg3)), bc8(tg2)), bc8(tg1))
 	r := w.MulAdd(t.MulAdd(ser, bc8(0.5)), t).Add(shift)
-	return r.Merge(bc8(math.NaN()), x.Greater(bc8(0)))
+	return r.Merge(archsimd.BroadcastInt64x8(nan64Bits).AsFloat64x8(), x.Greater(bc8(0)))
 }
 
 // map64x8 applies f to x in float64, 8 lanes at a time; the tail goes
@@ -126,9 +129,11 @@ func map64x8(dst, x []float32, f func(archsimd.Float64x8) archsimd.Float64x8) {
 		f(v).ConvertToFloat32().StoreSlice(dst[i:])
 	}
 	if i < len(x) {
+		clearUpper() // the copies below are scalar code
 		var t [8]float32
 		copy(t[:], x[i:])
 		f(archsimd.LoadFloat32x8(&t).ConvertToFloat64()).ConvertToFloat32().Store(&t)
+		clearUpper()
 		copy(dst[i:], t[:])
 	}
 }
