@@ -1,0 +1,50 @@
+// Package qe is what the query-embedding models (GammaE and its baselines
+// GQE, Query2Box, BetaE, ConE) have in common: named parameter tensors, the
+// examples of a training batch, the batch loss of SPEC section 4, and the
+// Model interface through which a trainer, an evaluator and a question
+// answerer use any of them.
+package qe
+
+import "github.com/gammae/gammae/query"
+
+// Tensor is a named parameter (or its gradient), row-major, float64. Names
+// are those of the authors' PyTorch modules (named_parameters), so that
+// reference vectors and checkpoints line up.
+type Tensor struct {
+	Name  string
+	Shape []int
+	Data  []float64
+}
+
+// Example is one row of a training batch: a query, one positive answer,
+// negatives, and the subsampling weight sqrt(1/(4+|answers|)).
+type Example struct {
+	Query     query.Node
+	Positive  int32
+	Negatives []int32
+	Weight    float64
+}
+
+// Loss is a batch loss and its two halves, as the reference code logs them.
+type Loss struct {
+	Loss, Positive, Negative float64
+}
+
+// Model is a query-embedding model over a fixed set of entities and
+// relations. Implementations are not safe for concurrent use unless they
+// say so.
+type Model interface {
+	// Kind is the model's registry name: gqe, q2b, betae, cone, gammae.
+	Kind() string
+	// Params returns the live parameter tensors in a fixed order.
+	Params() []Tensor
+	// Scores writes the logit of every entity for q into dst (one per
+	// entity). Unions are scored by their best DNF branch.
+	Scores(q query.Node, dst []float64) error
+	// Gradient sets grads (shaped as Params, same order) to the gradient of
+	// the batch loss and returns the loss.
+	Gradient(batch []Example, grads []Tensor) (Loss, error)
+	// Uncertainty returns the model's size of q's embedding (differential
+	// entropy, box or cone size), and false when the model has none.
+	Uncertainty(q query.Node) (float64, bool)
+}

@@ -1,0 +1,98 @@
+package query
+
+// DNF rewrites q as a disjunction of union-free trees: projections and
+// intersections distribute over unions, and a negated union becomes the
+// intersection of the negated branches (¬(A∨B) = ¬A ∧ ¬B). A union-free q is
+// its own single branch. Models without a union operator answer a union by
+// its best branch.
+func DNF(q Node) []Node {
+	switch n := q.(type) {
+	case Projection:
+		var out []Node
+		for _, a := range DNF(n.Arg) {
+			out = append(out, Projection{Relation: n.Relation, Arg: a})
+		}
+		return out
+	case Negation:
+		bs := DNF(n.Arg)
+		if len(bs) == 1 {
+			return []Node{Negation{Arg: bs[0]}}
+		}
+		args := make([]Node, len(bs))
+		for i, b := range bs {
+			args[i] = Negation{Arg: b}
+		}
+		return []Node{Intersection{Args: args}}
+	case Union:
+		var out []Node
+		for _, a := range n.Args {
+			out = append(out, DNF(a)...)
+		}
+		return out
+	case Intersection: // the cartesian product of the arguments' branches
+		out := [][]Node{nil}
+		for _, a := range n.Args {
+			bs := DNF(a)
+			var next [][]Node
+			for _, partial := range out {
+				for _, b := range bs {
+					next = append(next, append(append([]Node(nil), partial...), b))
+				}
+			}
+			out = next
+		}
+		res := make([]Node, len(out))
+		for i, args := range out {
+			res[i] = Intersection{Args: args}
+		}
+		return res
+	}
+	return []Node{q}
+}
+
+// DeMorgan rewrites every union A ∨ B ∨ … of q as ¬(¬A ∧ ¬B ∧ …), for models
+// with negation and intersection operators (BetaE, ConE, GammaE's dm mode).
+func DeMorgan(q Node) Node {
+	switch n := q.(type) {
+	case Projection:
+		return Projection{Relation: n.Relation, Arg: DeMorgan(n.Arg)}
+	case Negation:
+		return Negation{Arg: DeMorgan(n.Arg)}
+	case Intersection:
+		args := make([]Node, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = DeMorgan(a)
+		}
+		return Intersection{Args: args}
+	case Union:
+		args := make([]Node, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = Negation{Arg: DeMorgan(a)}
+		}
+		return Negation{Arg: Intersection{Args: args}}
+	}
+	return q
+}
+
+// HasNegation reports whether q contains a negation.
+func HasNegation(q Node) bool {
+	switch n := q.(type) {
+	case Projection:
+		return HasNegation(n.Arg)
+	case Negation:
+		return true
+	case Intersection:
+		for _, a := range n.Args {
+			if HasNegation(a) {
+				return true
+			}
+		}
+	case Union:
+		for _, a := range n.Args {
+			if HasNegation(a) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,41 @@
+package query
+
+import "testing"
+
+func TestRewrites(t *testing.T) {
+	a, b, c := Anchor{Entity: 1}, Anchor{Entity: 2}, Anchor{Entity: 3}
+	up := Projection{Relation: 9, Arg: Union{Args: []Node{Projection{Relation: 4, Arg: a}, Projection{Relation: 5, Arg: b}}}}
+	for _, tc := range []struct {
+		name string
+		q    Node
+		dnf  []string
+		dm   string
+		neg  bool
+	}{
+		{"1p", Projection{Relation: 4, Arg: a}, []string{"(e,(r,))"}, "(e,(r,))", false},
+		{"up", up, []string{"(e,(r,r))", "(e,(r,r))"}, "(((e,(r,n)),(e,(r,n))),(n,r))", false},
+		{"2u∧1p", Intersection{Args: []Node{Union{Args: []Node{Projection{Relation: 4, Arg: a}, Projection{Relation: 5, Arg: b}}}, Projection{Relation: 6, Arg: c}}},
+			[]string{"((e,(r,)),(e,(r,)))", "((e,(r,)),(e,(r,)))"}, "", false},
+		{"¬2u", Negation{Arg: Union{Args: []Node{Projection{Relation: 4, Arg: a}, Projection{Relation: 5, Arg: b}}}}, []string{"((e,(r,n)),(e,(r,n)))"}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bs := DNF(tc.q)
+			if len(bs) != len(tc.dnf) {
+				t.Fatalf("DNF gave %d branches, want %d", len(bs), len(tc.dnf))
+			}
+			for i, br := range bs {
+				if got := Shape(br); got != tc.dnf[i] {
+					t.Errorf("branch %d: %s, want %s", i, got, tc.dnf[i])
+				}
+			}
+			if tc.dm != "" {
+				if got := Shape(DeMorgan(tc.q)); got != tc.dm {
+					t.Errorf("DeMorgan: %s, want %s", got, tc.dm)
+				}
+			}
+			if got := HasNegation(tc.q); got != tc.neg {
+				t.Errorf("HasNegation = %v", got)
+			}
+		})
+	}
+}
