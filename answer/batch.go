@@ -230,6 +230,10 @@ func (e *Engine) runBatch(items []*item) {
 	if len(items) == 0 {
 		return
 	}
+	if e.qm != nil {
+		e.runBatchModel(items)
+		return
+	}
 	n, d := e.model.Config().Entities, e.model.Config().Dim
 
 	// Group the rows by program, keeping their order within each group.

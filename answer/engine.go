@@ -18,6 +18,7 @@ import (
 
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/kg"
+	"github.com/gammae/gammae/qe"
 	"github.com/gammae/gammae/qlang"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
@@ -28,6 +29,7 @@ import (
 type Engine struct {
 	kg       *kg.KG
 	model    *gamma.Model[float32]
+	qm       qe.Model // a baseline instead of GammaE (NewModel)
 	resolver *qlang.DictResolver
 	info     serve.Info
 	complete *completer
@@ -58,20 +60,41 @@ func New(k *kg.KG, m *gamma.Model[float32], info serve.Info) *Engine {
 	if info.Model == "" {
 		info.Model = "GammaE"
 	}
+	e := &Engine{kg: k, model: m}
+	e.init(info)
+	e.progs.mode = c.Mode()
+	return e
+}
+
+// NewModel returns an engine over graph k and a baseline model m (GQE,
+// Query2Box, BetaE, ConE). info.Model should name it, and info.Dim give its
+// dimension; Entities and Relations are filled in from k.
+func NewModel(k *kg.KG, m qe.Model, info serve.Info) *Engine {
+	info.Entities, info.Relations = k.Entities.Len(), k.Relations.Len()
+	if info.Model == "" {
+		info.Model = m.Kind()
+	}
+	e := &Engine{kg: k, qm: m}
+	e.init(info)
+	return e
+}
+
+// init sets what every engine has: the resolver, examples, completion and
+// the batch loop.
+func (e *Engine) init(info serve.Info) {
+	k := e.kg
 	if info.Syntax == "" {
 		info.Syntax = Syntax
 	}
-	e := &Engine{kg: k, model: m, resolver: qlang.NewDictResolver(&k.Entities, &k.Relations)}
+	e.resolver = qlang.NewDictResolver(&k.Entities, &k.Relations)
 	if info.Examples == nil {
 		info.Examples = Examples(k, e.resolver)
 	}
 	e.info = info
 	e.complete = newCompleter(e.resolver)
-	e.progs.mode = c.Mode()
 	e.batch.run = e.runBatch
 	e.batch.max = maxBatch
 	e.batch.linger = linger
-	return e
 }
 
 // Syntax is the one-paragraph help on the query language shown to users.

@@ -47,6 +47,9 @@ func LoadModel(path string) (*gamma.Model[float32], map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if k := FileKind(f); k != "gammae" {
+		return nil, nil, fmt.Errorf("%s: a %s model file, not GammaE's (open it as its kind: the run directory records it)", path, k)
+	}
 	raw, ok := f.Metadata[metaConfig]
 	if !ok {
 		return nil, nil, fmt.Errorf("%s: no %q metadata: not a gammae model file", path, metaConfig)

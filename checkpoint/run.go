@@ -21,10 +21,22 @@ const (
 
 // RunMeta is a run directory's config.json.
 type RunMeta struct {
-	Version int             `json:"version"`
-	Dataset string          `json:"dataset"` // path of the .gqd dataset trained on
-	Model   gamma.Config    `json:"model"`
-	Train   json.RawMessage `json:"train"` // the trainer's configuration
+	Version int    `json:"version"`
+	Dataset string `json:"dataset"` // path of the .gqd dataset trained on
+	// Kind is the model's registry name; "" (older runs) means GammaE.
+	Kind  string          `json:"kind,omitempty"`
+	Model gamma.Config    `json:"model"` // GammaE's configuration
+	Train json.RawMessage `json:"train"` // the trainer's configuration
+	// Config is a baseline's own model configuration (its package's Config).
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// ModelKind is the run's model kind, "gammae" for runs that record none.
+func (m *RunMeta) ModelKind() string {
+	if m.Kind == "" {
+		return "gammae"
+	}
+	return m.Kind
 }
 
 // WriteRunMeta writes dir/config.json atomically.
@@ -69,13 +81,10 @@ func Open(path string, best bool) (*gamma.Model[float32], *RunMeta, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("run %s: %v", path, err)
 	}
-	file := filepath.Join(path, ModelFile)
-	if best {
-		if _, err := os.Stat(filepath.Join(path, BestFile)); err == nil {
-			file = filepath.Join(path, BestFile)
-		}
+	if k := meta.ModelKind(); k != "gammae" {
+		return nil, nil, fmt.Errorf("run %s: a %s model, not GammaE's", path, k)
 	}
-	m, _, err := LoadModel(file)
+	m, _, err := LoadModel(RunFile(path, best))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,4 +114,15 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// RunFile returns the model file of a run directory: its best model when
+// best is set and one exists, else its latest.
+func RunFile(dir string, best bool) string {
+	if best {
+		if _, err := os.Stat(filepath.Join(dir, BestFile)); err == nil {
+			return filepath.Join(dir, BestFile)
+		}
+	}
+	return filepath.Join(dir, ModelFile)
 }

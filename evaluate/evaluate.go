@@ -165,7 +165,14 @@ func Run(ctx context.Context, m *gamma.Model[float32], split *dataset.Split, o O
 		return nil, err
 	}
 
-	r := &Report{Union: em.Config().Mode(), Epsilon: em.Config().Epsilon}
+	r := report(tasks, o, start)
+	r.Union, r.Epsilon = em.Config().Mode(), em.Config().Epsilon
+	return r, nil
+}
+
+// report gathers the tasks' results.
+func report(tasks []*task, o Options, start time.Time) *Report {
+	r := &Report{}
 	var acc metrics.Accumulator
 	for _, t := range tasks {
 		for i, ok := range t.ranked {
@@ -182,7 +189,7 @@ func Run(ctx context.Context, m *gamma.Model[float32], split *dataset.Split, o O
 		r.Uncertainty = correlate(tasks)
 	}
 	r.Seconds = time.Since(start).Seconds()
-	return r, nil
+	return r
 }
 
 // score embeds and scores the tasks block by block, handing each block to
@@ -252,6 +259,37 @@ func rank(b block, n int) error {
 
 // plan selects the structures and queries to evaluate and compiles them.
 func plan(m *gamma.Model[float32], split *dataset.Split, o Options) ([]*task, error) {
+	groups, err := selectGroups(split, o)
+	if err != nil {
+		return nil, err
+	}
+	var tasks []*task
+	for _, g := range groups {
+		p, err := m.Compile(g.Template)
+		if err != nil {
+			return nil, fmt.Errorf("evaluate: structure %s: %v", g.Name(), err)
+		}
+		t := newTask(g, o)
+		t.prog = p
+		if o.Uncertainty && p.Components() == 1 {
+			t.entropy = make([]float64, len(t.idx))
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// newTask selects the queries of g that o asks for.
+func newTask(g *dataset.Group, o Options) *task {
+	t := &task{group: g, name: g.Name(), idx: sample(g.Len(), o.PerStructure, o.Seed, g.Shape)}
+	t.results = make([]metrics.Result, len(t.idx))
+	t.ranked = make([]bool, len(t.idx))
+	return t
+}
+
+// selectGroups returns the non-empty groups of split that o names (all
+// when it names none), in the split's order.
+func selectGroups(split *dataset.Split, o Options) ([]*dataset.Group, error) {
 	if split == nil {
 		return nil, errors.New("evaluate: no split")
 	}
@@ -276,24 +314,13 @@ func plan(m *gamma.Model[float32], split *dataset.Split, o Options) ([]*task, er
 			return slices.Index(split.Groups, a) - slices.Index(split.Groups, b)
 		})
 	}
-	var tasks []*task
+	var out []*dataset.Group
 	for _, g := range groups {
-		if g.Len() == 0 {
-			continue
+		if g.Len() > 0 {
+			out = append(out, g)
 		}
-		p, err := m.Compile(g.Template)
-		if err != nil {
-			return nil, fmt.Errorf("evaluate: structure %s: %v", g.Name(), err)
-		}
-		t := &task{group: g, name: g.Name(), prog: p, idx: sample(g.Len(), o.PerStructure, o.Seed, g.Shape)}
-		t.results = make([]metrics.Result, len(t.idx))
-		t.ranked = make([]bool, len(t.idx))
-		if o.Uncertainty && p.Components() == 1 {
-			t.entropy = make([]float64, len(t.idx))
-		}
-		tasks = append(tasks, t)
 	}
-	return tasks, nil
+	return out, nil
 }
 
 // sample returns k of the n query indices (all when k ≤ 0 or k ≥ n),

@@ -31,8 +31,8 @@ type Loss struct {
 }
 
 // Model is a query-embedding model over a fixed set of entities and
-// relations. Implementations are not safe for concurrent use unless they
-// say so.
+// relations. Scores and Uncertainty are safe for concurrent use (they only
+// read the parameters); Gradient and writes to Params are not.
 type Model interface {
 	// Kind is the model's registry name: gqe, q2b, betae, cone, gammae.
 	Kind() string
@@ -47,4 +47,25 @@ type Model interface {
 	// Uncertainty returns the model's size of q's embedding (differential
 	// entropy, box or cone size), and false when the model has none.
 	Uncertainty(q query.Node) (float64, bool)
+}
+
+// Kind describes a model kind for the registry: how to build one from its
+// JSON configuration, the authors' run-script presets, and what it can
+// train on. Each model package exports one.
+type Kind struct {
+	Name  string // registry name, e.g. "betae"
+	Title string // display name, e.g. "BetaE"
+	// Negation reports whether the model has a negation operator; without
+	// one, negation queries are refused for training and answering.
+	Negation bool
+	// Structures are the training structures of the authors' code.
+	Structures []string
+	// Uncertainty names the model's size measure ("" when it has none).
+	Uncertainty string
+	// Preset returns the JSON configuration of the authors' run script for
+	// a dataset ("fb15k-237", "fb15k", "nell"), entities and relations unset.
+	Preset func(dataset string) ([]byte, error)
+	// New builds a model from a JSON configuration (as its package's Config,
+	// entities and relations set), initialised from seed.
+	New func(config []byte, seed uint64) (Model, error)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/safetensors"
 )
@@ -56,9 +57,8 @@ func loadState(dir string) (*State, error) {
 
 // saveOptimizer writes Adam's moments as m.<param> and v.<param> tensors
 // and the per-parameter step counts in the metadata.
-func saveOptimizer(path string, m *gamma.Model[float32], opt *optim.Adam[float32]) error {
+func saveOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.Adam[T]) error {
 	s := opt.State()
-	params := m.Params()
 	var ts []safetensors.Tensor
 	steps := make([]int, len(params))
 	for i, p := range params {
@@ -66,36 +66,35 @@ func saveOptimizer(path string, m *gamma.Model[float32], opt *optim.Adam[float32
 			steps[i] = s.Steps[i]
 		}
 		if i < len(s.M) && s.M[i] != nil {
-			ts = append(ts, safetensors.NewFloat32("m."+p.Name, p.Shape, s.M[i]), safetensors.NewFloat32("v."+p.Name, p.Shape, s.V[i]))
+			ts = append(ts, newTensor("m."+p.name, p.shape, s.M[i]), newTensor("v."+p.name, p.shape, s.V[i]))
 		}
 	}
 	sb, _ := json.Marshal(steps)
 	return safetensors.WriteFile(path, ts, map[string]string{"steps": string(sb)})
 }
 
-func loadOptimizer(path string, m *gamma.Model[float32], opt *optim.Adam[float32]) error {
+func loadOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.Adam[T]) error {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	params := m.Params()
 	var steps []int
 	if err := json.Unmarshal([]byte(f.Metadata["steps"]), &steps); err != nil || len(steps) != len(params) {
 		return fmt.Errorf("%s: bad step counts", path)
 	}
-	s := optim.State[float32]{Steps: steps, M: make([][]float32, len(params)), V: make([][]float32, len(params))}
+	s := optim.State[T]{Steps: steps, M: make([][]T, len(params)), V: make([][]T, len(params))}
 	sizes := make([]int, len(params))
 	for i, p := range params {
-		sizes[i] = len(p.Data)
+		sizes[i] = p.size
 		if steps[i] == 0 {
 			continue
 		}
 		for _, kind := range []string{"m.", "v."} {
-			t, err := f.Tensor(kind + p.Name)
+			t, err := f.Tensor(kind + p.name)
 			if err != nil {
 				return fmt.Errorf("%s: %v", path, err)
 			}
-			v, err := t.Float32s()
+			v, err := tensorData[T](t)
 			if err != nil {
 				return fmt.Errorf("%s: %v", path, err)
 			}
@@ -107,4 +106,41 @@ func loadOptimizer(path string, m *gamma.Model[float32], opt *optim.Adam[float32
 		}
 	}
 	return opt.SetState(s, sizes)
+}
+
+// paramInfo is what the optimiser files need of a parameter.
+type paramInfo struct {
+	name  string
+	shape []int
+	size  int
+}
+
+func gammaParams(m *gamma.Model[float32]) []paramInfo {
+	var out []paramInfo
+	for _, p := range m.Params() {
+		out = append(out, paramInfo{p.Name, p.Shape, len(p.Data)})
+	}
+	return out
+}
+
+func newTensor[T kernel.Float](name string, shape []int, v []T) safetensors.Tensor {
+	switch v := any(v).(type) {
+	case []float32:
+		return safetensors.NewFloat32(name, shape, v)
+	case []float64:
+		return safetensors.NewFloat64(name, shape, v)
+	}
+	panic("unreachable")
+}
+
+func tensorData[T kernel.Float](t safetensors.Tensor) ([]T, error) {
+	var zero T
+	switch any(zero).(type) {
+	case float32:
+		v, err := t.Float32s()
+		return any(v).([]T), err
+	default:
+		v, err := t.Float64s()
+		return any(v).([]T), err
+	}
 }

@@ -32,6 +32,10 @@ type Options struct {
 	Progress    io.Writer
 	IsTerminal  bool
 	Validate    ValidateFunc // nil: no periodic validation
+	// ValidateModel and NewModel serve RunModel (baselines): the periodic
+	// validation, and the registry's constructor for --resume.
+	ValidateModel ModelValidateFunc
+	NewModel      checkpoint.NewFunc
 	// MaxIterations stops after this many iterations of this invocation
 	// (0: no limit); used by benchmarks and tests.
 	MaxIterations int
@@ -83,6 +87,8 @@ type trainer struct {
 	logFile   *os.File
 	// skippedRun counts consecutive skipped updates.
 	skippedRun int
+	// q is set when the run trains a baseline (RunModel) instead of GammaE.
+	q *qeRun
 }
 
 // Run trains a model on d's training queries with cfg and returns a summary.
@@ -128,8 +134,10 @@ func (t *trainer) setup() error {
 		t.logf("train: %s", n)
 	}
 	mc := t.modelConfig()
-	if err := mc.Validate(); err != nil {
-		return err
+	if t.q == nil {
+		if err := mc.Validate(); err != nil {
+			return err
+		}
 	}
 	n := mc.Entities
 	if len(sel.path) > 0 {
@@ -141,18 +149,38 @@ func (t *trainer) setup() error {
 	if t.cfg.RefNegatives {
 		t.logf("train: reproducing the reference code: negatives may include answers (--ref-negatives)")
 	}
-	for _, g := range append(append([]*dataset.Group(nil), sel.path...), sel.other...) {
+	groups := append(append([]*dataset.Group(nil), sel.path...), sel.other...)
+	if t.q != nil {
+		return t.setupRest(groups, mc)
+	}
+	for _, g := range groups {
 		p, err := gamma.Compile(g.Template, mc.Mode())
 		if err != nil {
 			return fmt.Errorf("structure %s: %v", g.Name(), err)
 		}
 		t.progs[g] = p
 	}
+	return t.setupRest(groups, mc)
+}
+
+// setupRest creates (or resumes) the model and opens the run directory.
+func (t *trainer) setupRest(groups []*dataset.Group, mc gamma.Config) error {
 	t.pcg = rand.NewPCG(t.cfg.Seed, 0x5eed)
 	t.rng = rand.New(t.pcg)
+	t.st = State{LR: t.cfg.LR, Steps: t.cfg.Steps, NextDrop: t.cfg.DropAt(t.cfg.Steps, 0), LastGood: -1}
+	if t.q != nil {
+		if err := t.setupQE(groups); err != nil {
+			return err
+		}
+		if t.opts.Resume {
+			if err := t.resume(); err != nil {
+				return fmt.Errorf("resume %s: %w", t.opts.Dir, err)
+			}
+		}
+		return t.openDir(&checkpoint.RunMeta{Version: 1, Dataset: t.opts.DatasetPath, Kind: t.q.model.Kind(), Config: t.q.config})
+	}
 	t.opt = optim.NewAdam[float32](t.cfg.LR)
 	t.opt.ZeroGrads = true
-	t.st = State{LR: t.cfg.LR, Steps: t.cfg.Steps, NextDrop: t.cfg.DropAt(t.cfg.Steps, 0), LastGood: -1}
 
 	if t.opts.Resume {
 		if err := t.resume(); err != nil {
@@ -170,12 +198,17 @@ func (t *trainer) setup() error {
 	t.opt.KeepGrads = make([]bool, len(t.model.Params()))
 	t.opt.KeepGrads[t.model.EntityParam()] = true
 	t.ws = t.model.NewWorkspace()
+	return t.openDir(&checkpoint.RunMeta{Version: 1, Dataset: t.opts.DatasetPath, Model: mc})
+}
+
+// openDir writes the run's config.json and opens its log.
+func (t *trainer) openDir(meta *checkpoint.RunMeta) error {
 	if t.opts.Dir != "" {
 		if err := os.MkdirAll(t.opts.Dir, 0o755); err != nil {
 			return err
 		}
-		cfgJSON, _ := json.Marshal(t.cfg)
-		if err := checkpoint.WriteRunMeta(t.opts.Dir, &checkpoint.RunMeta{Version: 1, Dataset: t.opts.DatasetPath, Model: mc, Train: cfgJSON}); err != nil {
+		meta.Train, _ = json.Marshal(t.cfg)
+		if err := checkpoint.WriteRunMeta(t.opts.Dir, meta); err != nil {
 			return err
 		}
 		flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
@@ -197,6 +230,12 @@ func (t *trainer) resume() error {
 	if err != nil {
 		return err
 	}
+	if t.q != nil {
+		if err := t.resumeQE(dir, st); err != nil {
+			return err
+		}
+		return t.resumeSampling(st)
+	}
 	m, meta, err := checkpoint.LoadModel(filepath.Join(dir, checkpoint.ModelFile))
 	if err != nil {
 		return err
@@ -211,10 +250,15 @@ func (t *trainer) resume() error {
 	if err := m.SetReached(st.Reached); err != nil {
 		return err
 	}
-	if err := loadOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), m, t.opt); err != nil {
+	if err := loadOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), gammaParams(m), t.opt); err != nil {
 		return err
 	}
-	t.opt.LR = st.LR
+	return t.resumeSampling(st)
+}
+
+// resumeSampling restores the schedule and the samplers' state.
+func (t *trainer) resumeSampling(st *State) error {
+	t.setLR(st.LR)
 	if err := t.pcg.UnmarshalBinary(st.RNG); err != nil {
 		return fmt.Errorf("random state: %v", err)
 	}
@@ -244,6 +288,9 @@ func (t *trainer) resume() error {
 // use of the rng. The caller must wait for the returned draw, if any, even
 // when step fails.
 func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
+	if t.q != nil {
+		return t.stepQE(b, next)
+	}
 	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Weight: b.Weight}
 	for _, p := range b.Parts {
 		gb.Groups = append(gb.Groups, gamma.Group{Program: t.progs[p.Group], IDs: p.IDs})
@@ -412,8 +459,12 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		}
 		if !estimate && float64(t.st.Iteration) >= t.st.NextDrop {
 			t.st.LR /= 5
-			t.opt.LR = t.st.LR
-			t.opt.Reset()
+			t.setLR(t.st.LR)
+			if t.q != nil {
+				t.q.opt.Reset()
+			} else {
+				t.opt.Reset()
+			}
 			t.st.Drops++
 			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, t.st.Drops)
 			t.logf("train: iteration %d: learning rate dropped to %g, optimiser reset", t.st.Iteration, t.st.LR)
@@ -488,7 +539,14 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 }
 
 func (t *trainer) validate(ctx context.Context, rep *progress.Reporter, sum *Summary) error {
-	mrr, per, err := t.opts.Validate(ctx, t.model)
+	var mrr float64
+	var per map[string]float64
+	var err error
+	if t.q != nil {
+		mrr, per, err = t.opts.ValidateModel(ctx, t.q.model)
+	} else {
+		mrr, per, err = t.opts.Validate(ctx, t.model)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -505,7 +563,7 @@ func (t *trainer) validate(ctx context.Context, rep *progress.Reporter, sum *Sum
 			if err := t.checkFinite(); err != nil {
 				return err
 			}
-			if err := checkpoint.SaveModel(filepath.Join(t.opts.Dir, checkpoint.BestFile), t.model, t.meta()); err != nil {
+			if err := t.saveModel(filepath.Join(t.opts.Dir, checkpoint.BestFile)); err != nil {
 				return err
 			}
 		}
@@ -518,6 +576,12 @@ func (t *trainer) meta() map[string]string {
 }
 
 func (t *trainer) checkFinite() error {
+	if t.q != nil {
+		if name := t.nonFiniteQE(); name != "" {
+			return fmt.Errorf("%w: parameter %s is not finite at iteration %d; the last good checkpoint (iteration %d) is kept", ErrNonFinite, name, t.st.Iteration, t.st.LastGood)
+		}
+		return nil
+	}
 	for _, p := range t.model.Params() {
 		for _, v := range p.Data {
 			if v != v || math.IsInf(float64(v), 0) {
@@ -539,10 +603,16 @@ func (t *trainer) save() error {
 		return err
 	}
 	dir := t.opts.Dir
-	if err := checkpoint.SaveModel(filepath.Join(dir, checkpoint.ModelFile), t.model, t.meta()); err != nil {
+	if err := t.saveModel(filepath.Join(dir, checkpoint.ModelFile)); err != nil {
 		return err
 	}
-	if err := saveOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), t.model, t.opt); err != nil {
+	var err error
+	if t.q != nil {
+		err = saveOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), qeParams(t.q.model), t.q.opt)
+	} else {
+		err = saveOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), gammaParams(t.model), t.opt)
+	}
+	if err != nil {
 		return err
 	}
 	rng, err := t.pcg.MarshalBinary()
@@ -557,8 +627,29 @@ func (t *trainer) save() error {
 		t.st.Other = t.other.State()
 	}
 	t.st.LastGood = t.st.Iteration
-	t.st.Reached = t.model.Reached()
+	if t.q != nil {
+		t.st.Reached = t.q.reached
+	} else {
+		t.st.Reached = t.model.Reached()
+	}
 	return saveState(dir, &t.st)
+}
+
+// saveModel writes the model to path with the iteration in its metadata.
+func (t *trainer) saveModel(path string) error {
+	if t.q != nil {
+		return checkpoint.SaveQE(path, t.q.model, t.q.config, t.meta())
+	}
+	return checkpoint.SaveModel(path, t.model, t.meta())
+}
+
+// setLR sets the optimiser's learning rate.
+func (t *trainer) setLR(lr float64) {
+	if t.q != nil {
+		t.q.opt.LR = lr
+	} else {
+		t.opt.LR = lr
+	}
 }
 
 func (t *trainer) writeLog(v map[string]any) {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,7 +22,7 @@ type evalOptions struct {
 	model, data, format, split string
 	union, structures          string
 	jsonPath, csvPath          string
-	best, quiet                bool
+	last, quiet                bool
 	o                          evaluate.Options
 }
 
@@ -32,8 +31,10 @@ func init() {
 		Name:    "eval",
 		Args:    "[RUN_OR_MODEL]",
 		Summary: "Evaluate a model on valid or test queries: filtered MRR and Hits@1/3/10 per structure, the paper's averages, uncertainty correlations.",
-		Examples: `  # The paper's table for a run's best checkpoint on its dataset's test queries:
-  gammae eval --model runs/fb237 --best
+		Examples: `  # The paper's table for a run's best validation checkpoint (the default;
+  # --last takes the latest) on its dataset's test queries, any model kind:
+  gammae eval --model runs/fb237
+  gammae eval --model runs/fb237-betae
   # Also the entropy/answer-count correlations (paper tables 3 and A4), and files:
   gammae eval --model runs/fb237 --uncertainty --json fb237.json --csv fb237.csv
   # Union ablation (paper table 6) from one model: the same unions embedded three ways
@@ -63,7 +64,8 @@ func init() {
 			fs.StringVar(&v.jsonPath, "json", "", "also write the report as JSON to `FILE`")
 			fs.StringVar(&v.csvPath, "csv", "", "also write the table as CSV to `FILE` (uncertainty to FILE-uncertainty.csv)")
 			fs.BoolVar(&v.o.Uncertainty, "uncertainty", false, "correlate query entropy with number of answers per structure (Spearman, Pearson)")
-			fs.BoolVar(&v.best, "best", false, "for a run directory, its best validation checkpoint instead of the latest")
+			fs.BoolVar(&v.last, "last", false, "for a run directory, its latest checkpoint instead of its best validation one (the default, as for query and serve)")
+			fs.Bool("best", true, "accepted for older scripts: the best validation checkpoint is the default")
 			fs.IntVar(&v.o.Block, "block", 512, "queries per scoring block")
 			fs.IntVar(&v.o.Workers, "workers", 0, "ranking goroutines (0 = one per two CPUs)")
 			fs.BoolVar(&v.quiet, "quiet", false, "no progress line")
@@ -85,10 +87,11 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if v.structures != "" {
 		v.o.Structures = sample.SplitList(v.structures)
 	}
-	m, meta, err := openEvalModel(v.model, v.best, e.stderr)
+	lm, err := openModel(v.model, !v.last, e.stderr)
 	if err != nil {
 		return err
 	}
+	meta := lm.meta
 	dataPath := v.data
 	if dataPath == "" {
 		if meta == nil || meta.Dataset == "" {
@@ -104,12 +107,8 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := m.Config()
-	if n := d.KG.Entities.Len(); n != cfg.Entities {
-		return fmt.Errorf("%s has %d entities, the model %d: not the graph it was trained on", dataPath, n, cfg.Entities)
-	}
-	if r := d.KG.Relations.Len(); r > cfg.Relations {
-		return fmt.Errorf("%s has %d relations, the model only %d", dataPath, r, cfg.Relations)
+	if err := lm.checkGraph(d.KG, dataPath); err != nil {
+		return err
 	}
 	var split *dataset.Split
 	switch v.split {
@@ -133,8 +132,8 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 			rep.Set(int64(done))
 		}
 	}
-	fmt.Fprintf(e.stdout, "model %s (%d entities, dim %d), %s queries of %s\n", v.model, cfg.Entities, cfg.Dim, v.split, dataPath)
-	r, err := evaluate.Run(ctx, m, split, v.o)
+	fmt.Fprintf(e.stdout, "model %s (%s, %d entities, dim %d), %s queries of %s\n", v.model, lm.title, lm.entities, lm.dim, v.split, dataPath)
+	r, err := evaluateModel(ctx, lm, split, v.o)
 	if rep != nil {
 		rep.Close()
 	}
@@ -167,18 +166,12 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	return nil
 }
 
-// openEvalModel loads a run, a model file, or a reference PyTorch
-// checkpoint (its configuration inferred as import-torch does).
-func openEvalModel(path string, best bool, log io.Writer) (*gamma.Model[float32], *checkpoint.RunMeta, error) {
-	if st, err := os.Stat(path); err == nil && !st.IsDir() && checkpoint.IsTorch(path) {
-		imp, err := checkpoint.ImportTorch(path, checkpoint.TorchOptions{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("%v (convert it with 'gammae import-torch', giving what is missing)", err)
-		}
-		fmt.Fprintf(log, "reference PyTorch checkpoint %s: %s\n", path, strings.Join(imp.Notes, "; "))
-		return imp.Model, nil, nil
+// evaluateModel runs the evaluation for a model of any kind.
+func evaluateModel(ctx context.Context, lm *loadedModel, split *dataset.Split, o evaluate.Options) (*evaluate.Report, error) {
+	if lm.qm != nil {
+		return evaluate.RunModel(ctx, lm.qm, lm.entities, split, o)
 	}
-	return checkpoint.Open(path, best)
+	return evaluate.Run(ctx, lm.model, split, o)
 }
 
 // writeCSVFile writes what write produces to path atomically.

@@ -166,7 +166,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--model", model, "--data", data, "--union", "mixture"}, 1, "retrain with --union mixture"},
 		{[]string{"eval", "--model", model, "--data", data, "--union", "sum"}, 1, "union"},
 		{[]string{"eval", "--model", model, "--data", data, "--structures", "4p"}, 1, `structure "4p" not in the split`},
-		{[]string{"eval", "--model", model, "--data", "../../testdata/tiny"}, 1, "entities, the model 13"},
+		{[]string{"eval", "--model", model, "--data", "../../testdata/tiny"}, 1, "has 13 entities and 6 relations, dataset"},
 		{[]string{"eval", "--model", legacy, "--data", data}, 1, "gammae import-torch"},
 		{[]string{"eval", "--model", filepath.Join(tmp, "none"), "--data", data}, 1, "no such file"},
 		{[]string{"import-torch", legacy}, 2, "Usage: gammae import-torch"},

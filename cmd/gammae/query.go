@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gammae/gammae/answer"
-	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/evaluate"
 	"github.com/gammae/gammae/gamma"
@@ -383,16 +382,6 @@ func (f *modelFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.union, "union", "dnf", "how to answer unions: dnf (best branch, as the benchmark evaluates them), moment (the trained union operator), dm (De Morgan) or mixture")
 }
 
-// loadedModel is what load reads.
-type loadedModel struct {
-	model   *gamma.Model[float32]
-	file    string // model file read
-	steps   int64  // training iterations, 0 when unknown
-	dataset string // dataset path
-	kg      *kg.KG
-	labels  string // what --names labelled, for messages
-}
-
 // load reads the model, its graph and display names and builds an engine.
 func (f *modelFlags) load(ctx context.Context) (*answer.Engine, *loadedModel, error) {
 	lm, err := f.read(ctx)
@@ -400,17 +389,23 @@ func (f *modelFlags) load(ctx context.Context) (*answer.Engine, *loadedModel, er
 		return nil, nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(filepath.Clean(lm.dataset)), ".gqd")
-	return answer.New(lm.kg, lm.model, serve.Info{Dataset: name, TrainedSteps: lm.steps}), lm, nil
+	info := serve.Info{Dataset: name, TrainedSteps: lm.steps}
+	if lm.qm != nil {
+		info.Model, info.Dim, info.Union = lm.title, lm.dim, "dnf"
+		return answer.NewModel(lm.kg, lm.qm, info), lm, nil
+	}
+	return answer.New(lm.kg, lm.model, info), lm, nil
 }
 
 func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
 	if f.model == "" {
 		return nil, fmt.Errorf("--model is required: a run directory or a model file")
 	}
-	lm, meta, err := openModel(f.model, !f.last)
+	lm, err := openModel(f.model, !f.last, io.Discard)
 	if err != nil {
 		return nil, err
 	}
+	meta := lm.meta
 	lm.dataset = f.data
 	if lm.dataset == "" {
 		if meta == nil || meta.Dataset == "" {
@@ -431,13 +426,15 @@ func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
 		return nil, err
 	}
 	lm.kg = d.KG
-	if lm.model, err = evaluate.Variant(lm.model, gamma.Union(f.union), false); err != nil {
+	if lm.qm != nil {
+		if f.union != "dnf" {
+			return nil, fmt.Errorf("--union %s: %s answers unions by their best DNF branch only", f.union, lm.title)
+		}
+	} else if lm.model, err = evaluate.Variant(lm.model, gamma.Union(f.union), false); err != nil {
 		return nil, fmt.Errorf("--union %s: %w", f.union, err)
 	}
-	c := lm.model.Config()
-	if c.Entities != lm.kg.Entities.Len() || c.Relations != lm.kg.Relations.Len() {
-		return nil, fmt.Errorf("model %s has %d entities and %d relations, dataset %s has %d and %d: not the graph it was trained on",
-			lm.file, c.Entities, c.Relations, lm.dataset, lm.kg.Entities.Len(), lm.kg.Relations.Len())
+	if err := lm.checkGraph(lm.kg, lm.dataset); err != nil {
+		return nil, err
 	}
 	if f.names != "" {
 		if lm.labels, err = loadNames(lm.kg, f.names); err != nil {
@@ -445,40 +442,6 @@ func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
 		}
 	}
 	return lm, nil
-}
-
-// openModel reads a run directory (its best model when best is set and
-// there is one, else its latest) or a model file, with the training
-// iteration recorded in the file.
-func openModel(path string, best bool) (*loadedModel, *checkpoint.RunMeta, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	file := path
-	var meta *checkpoint.RunMeta
-	if st.IsDir() {
-		if meta, err = checkpoint.ReadRunMeta(path); err != nil {
-			return nil, nil, fmt.Errorf("run %s: %w", path, err)
-		}
-		file = filepath.Join(path, checkpoint.ModelFile)
-		if best {
-			if _, err := os.Stat(filepath.Join(path, checkpoint.BestFile)); err == nil {
-				file = filepath.Join(path, checkpoint.BestFile)
-			}
-		}
-	} else if strings.HasSuffix(path, ".pt") || strings.HasSuffix(path, ".pth") {
-		return nil, nil, fmt.Errorf("%s: a PyTorch checkpoint: convert it first with 'gammae import-torch'", path)
-	}
-	m, md, err := checkpoint.LoadModel(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	lm := &loadedModel{model: m, file: file}
-	if v, ok := md["gammae.iteration"]; ok {
-		lm.steps, _ = strconv.ParseInt(v, 10, 64)
-	}
-	return lm, meta, nil
 }
 
 // loadNames sets display labels from dir/entity2text.txt and

@@ -17,6 +17,7 @@ import (
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/internal/cputime"
 	"github.com/gammae/gammae/progress"
+	"github.com/gammae/gammae/registry"
 	"github.com/gammae/gammae/train"
 )
 
@@ -26,6 +27,7 @@ type trainOptions struct {
 	bench               int
 	jsonPath            string // --bench's report as JSON
 	cpuProfile          string
+	kind                string // --model-kind
 	structures, lrDrops string
 	cfg                 train.Config // flag values; applied when set
 }
@@ -55,6 +57,7 @@ func init() {
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
 			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")
 			fs.StringVar(&o.jsonPath, "json", "", "with --bench, also write its report as JSON to `FILE`")
+			fs.StringVar(&o.kind, "model-kind", registry.GammaE, "model to train: "+strings.Join(registry.Names(), ", ")+" (baselines take their authors' run-script settings for the preset's dataset; --dim, --hidden, --layers, --gamma and --lr override them)")
 			fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the training (or --bench) to `FILE`, for go tool pprof")
 			fs.StringVar(&o.structures, "structures", "", "training structures, comma-separated (default: 1p,2p,3p,2i,3i,2in,3in,inp,pin,pni,2u,up)")
 			fs.IntVar(&c.Dim, "dim", 0, "embedding dimension d")
@@ -119,15 +122,28 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	}
 	tty := progress.IsTerminal(os.Stderr) && e.stderr == os.Stderr
 	opts := train.Options{Dir: o.out, DatasetPath: absPath(o.data), Resume: o.resume, Progress: e.stderr, IsTerminal: tty}
-	if o.bench > 0 {
-		return benchTrain(ctx, e, cfg, d, o.bench, o.jsonPath)
+	run := func(ctx context.Context, cfg train.Config, opts train.Options) (*train.Summary, error) {
+		return train.Run(ctx, cfg, d, opts)
 	}
-	if cfg.ValidEvery > 0 {
+	what := fmt.Sprintf("GammaE, preset %s, d=%d h=%d L=%d γ=%g ε=%g union=%s", cfg.Preset, cfg.Dim, cfg.Hidden, cfg.Layers, cfg.Gamma, cfg.Epsilon, cfg.Union)
+	if kind := o.modelKind(); kind != registry.GammaE {
+		b, err := newBaselineJob(o, set, &cfg, d, kind)
+		if err != nil {
+			return err
+		}
+		run, what = b.run, b.describe(&cfg)
+		if cfg.ValidEvery > 0 {
+			opts.ValidateModel = modelValidator(d, cfg, b.entities)
+		}
+		opts.NewModel = registry.New
+	} else if cfg.ValidEvery > 0 {
 		opts.Validate = validator(d, cfg)
 	}
-	fmt.Fprintf(e.stderr, "train: preset %s, d=%d h=%d L=%d γ=%g ε=%g union=%s lr=%g batch=%d negatives=%d, %d threads\n",
-		cfg.Preset, cfg.Dim, cfg.Hidden, cfg.Layers, cfg.Gamma, cfg.Epsilon, cfg.Union, cfg.LR, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0))
-	sum, err := train.Run(ctx, cfg, d, opts)
+	if o.bench > 0 {
+		return benchTrain(ctx, e, cfg, run, o.bench, o.jsonPath)
+	}
+	fmt.Fprintf(e.stderr, "train: %s, lr=%g batch=%d negatives=%d, %d threads\n", what, cfg.LR, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0))
+	sum, err := run(ctx, cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -234,7 +250,7 @@ type benchReport struct {
 
 // benchTrain times iterations of cfg on d without writing anything but
 // the report (jsonPath, unless empty).
-func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Dataset, n int, jsonPath string) error {
+func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n int, jsonPath string) error {
 	// A schedule far longer than the run: an lr drop would reset Adam and
 	// time the reallocation of its moments.
 	cfg.ValidEvery, cfg.Minutes, cfg.Steps, cfg.LRDrops = 0, 0, 1<<30, nil
@@ -257,7 +273,7 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, d *dataset.Datase
 		}
 		last = now
 	}}
-	if _, err := train.Run(ctx, cfg, d, opts); err != nil {
+	if _, err := run(ctx, cfg, opts); err != nil {
 		return err
 	}
 	r := benchReport{Dim: cfg.Dim, Hidden: cfg.Hidden, Layers: cfg.Layers, Batch: cfg.Batch, Negatives: cfg.Negatives,

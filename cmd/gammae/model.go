@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gammae/gammae/checkpoint"
+	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/kg"
+	"github.com/gammae/gammae/qe"
+	"github.com/gammae/gammae/registry"
+	"github.com/gammae/gammae/safetensors"
+)
+
+// loadedModel is a trained model of any kind with what was read with it.
+type loadedModel struct {
+	kind  string                // registry name
+	title string                // display name
+	model *gamma.Model[float32] // GammaE
+	qm    qe.Model              // a baseline
+	// entities, relations and dim are the model's sizes.
+	entities, relations, dim int
+
+	meta    *checkpoint.RunMeta // nil for a bare model file
+	file    string              // model file read
+	steps   int64               // training iterations, 0 when unknown
+	dataset string              // dataset path
+	kg      *kg.KG
+	labels  string // what --names labelled, for messages
+}
+
+// openModel is the one way the commands open a model: path is a run
+// directory (its best validation checkpoint when best is set and the run
+// has one, else its latest), a model file of any kind (.safetensors), or a
+// reference PyTorch checkpoint of GammaE (converted as import-torch does,
+// with notes to log).
+func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	lm := &loadedModel{file: path}
+	if st.IsDir() {
+		if lm.meta, err = checkpoint.ReadRunMeta(path); err != nil {
+			return nil, fmt.Errorf("run %s: %w", path, err)
+		}
+		lm.file = checkpoint.RunFile(path, best)
+	} else if checkpoint.IsTorch(path) {
+		imp, err := checkpoint.ImportTorch(path, checkpoint.TorchOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("%v (convert it with 'gammae import-torch', giving what is missing)", err)
+		}
+		fmt.Fprintf(log, "reference PyTorch checkpoint %s: %s\n", path, strings.Join(imp.Notes, "; "))
+		lm.setGamma(imp.Model)
+		return lm, nil
+	}
+	f, err := safetensors.ReadFile(lm.file)
+	if err != nil {
+		return nil, err
+	}
+	lm.kind = checkpoint.FileKind(f)
+	if lm.meta != nil && lm.meta.ModelKind() != lm.kind {
+		return nil, fmt.Errorf("run %s records a %s model but %s holds a %s model", path, lm.meta.ModelKind(), lm.file, lm.kind)
+	}
+	var md map[string]string
+	if lm.kind == registry.GammaE {
+		var m *gamma.Model[float32]
+		if m, md, err = checkpoint.LoadModel(lm.file); err != nil {
+			return nil, err
+		}
+		lm.setGamma(m)
+	} else {
+		k, err := registry.Lookup(lm.kind)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", lm.file, err)
+		}
+		var config []byte
+		if lm.qm, config, md, err = checkpoint.LoadQE(lm.file, registry.New); err != nil {
+			return nil, err
+		}
+		lm.title = k.Title
+		var sizes struct{ Entities, Relations, Dim int }
+		if err := json.Unmarshal(config, &sizes); err != nil {
+			return nil, fmt.Errorf("%s: configuration: %v", lm.file, err)
+		}
+		lm.entities, lm.relations, lm.dim = sizes.Entities, sizes.Relations, sizes.Dim
+	}
+	if v, ok := md["gammae.iteration"]; ok {
+		lm.steps, _ = strconv.ParseInt(v, 10, 64)
+	}
+	return lm, nil
+}
+
+func (lm *loadedModel) setGamma(m *gamma.Model[float32]) {
+	c := m.Config()
+	lm.kind, lm.title, lm.model = registry.GammaE, "GammaE", m
+	lm.entities, lm.relations, lm.dim = c.Entities, c.Relations, c.Dim
+}
+
+// checkGraph refuses a graph the model was not trained on.
+func (lm *loadedModel) checkGraph(k *kg.KG, path string) error {
+	if lm.entities != k.Entities.Len() || lm.relations < k.Relations.Len() {
+		return fmt.Errorf("model %s has %d entities and %d relations, dataset %s has %d and %d: not the graph it was trained on",
+			lm.file, lm.entities, lm.relations, path, k.Entities.Len(), k.Relations.Len())
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gammae/gammae/dataset"
+	"github.com/gammae/gammae/metrics"
+	"github.com/gammae/gammae/qe"
+)
+
+// RunModel evaluates any query-embedding model on split with the same
+// protocol and report as Run: every selected query is scored against all
+// entities (m.Scores, unions by their best DNF branch) and ranked with the
+// filter. The uncertainty correlations use m.Uncertainty (BetaE: entropy,
+// Query2Box: box size, ConE: cone size); a model without one leaves them
+// out. Options.Union and NoElasticity are GammaE's and are refused here.
+// Queries are spread over GOMAXPROCS goroutines (Scores and Uncertainty are
+// safe for concurrent use).
+func RunModel(ctx context.Context, m qe.Model, entities int, split *dataset.Split, o Options) (*Report, error) {
+	if o.Union != "" || o.NoElasticity {
+		return nil, fmt.Errorf("evaluate: --union and --no-elasticity are GammaE's inference options, not %s's", m.Kind())
+	}
+	start := time.Now()
+	groups, err := selectGroups(split, o)
+	if err != nil {
+		return nil, err
+	}
+	var tasks []*task
+	total := 0
+	for _, g := range groups {
+		t := newTask(g, o)
+		if o.Uncertainty {
+			t.entropy = make([]float64, len(t.idx))
+		}
+		tasks = append(tasks, t)
+		total += len(t.idx)
+	}
+	type job struct {
+		t *task
+		i int
+	}
+	jobs := make(chan job, 64)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var once sync.Once
+	var firstErr error
+	fail := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
+	var done atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			scores := make([]float64, entities)
+			row := make([]float32, entities)
+			for j := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := rankOne(m, j.t, j.i, scores, row); err != nil {
+					fail(err)
+					continue
+				}
+				if n := done.Add(1); o.Progress != nil && (n%256 == 0 || int(n) == total) {
+					mu.Lock()
+					o.Progress(int(n), total)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+feed:
+	for _, t := range tasks {
+		for i := range t.idx {
+			select {
+			case jobs <- job{t, i}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if o.Uncertainty {
+		for _, t := range tasks {
+			if t.entropy != nil && !hasUncertainty(m, t) {
+				t.entropy = nil
+			}
+		}
+	}
+	return report(tasks, o, start), nil
+}
+
+// rankOne scores and ranks query i of t.
+func rankOne(m qe.Model, t *task, i int, scores []float64, row []float32) error {
+	q := t.group.Query(t.idx[i])
+	if t.entropy != nil {
+		if u, ok := m.Uncertainty(q); ok {
+			t.entropy[i] = u
+		}
+	}
+	hard := t.group.Answers(t.idx[i])
+	if len(hard) == 0 {
+		return nil
+	}
+	if err := m.Scores(q, scores); err != nil {
+		return fmt.Errorf("structure %s query %d: %v", t.name, t.idx[i], err)
+	}
+	for k, v := range scores {
+		row[k] = float32(v)
+	}
+	res, err := metrics.Evaluate(row, hard, t.group.EasyAnswers(t.idx[i]))
+	if err != nil {
+		return fmt.Errorf("structure %s query %d: %v", t.name, t.idx[i], err)
+	}
+	t.results[i], t.ranked[i] = res, true
+	return nil
+}
+
+// hasUncertainty reports whether m gives t's structure a size measure.
+func hasUncertainty(m qe.Model, t *task) bool {
+	if len(t.idx) == 0 {
+		return false
+	}
+	_, ok := m.Uncertainty(t.group.Query(t.idx[0]))
+	return ok
+}
