@@ -1,0 +1,65 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gammae/gammae/evaluate"
+	"github.com/gammae/gammae/metrics"
+)
+
+func report() *evaluate.Report {
+	var acc metrics.Accumulator
+	acc.Add("1p", metrics.Result{MRR: 0.5, Hits1: 0.25})
+	acc.Add("2u-DNF", metrics.Result{MRR: 0.1, Hits1: 0.05})
+	acc.Add("2in", metrics.Result{MRR: 0.04, Hits1: 0.01})
+	return &evaluate.Report{Table: acc.Table(), Queries: 3, Uncertainty: &evaluate.Uncertainty{
+		Rows:    []evaluate.Correlation{{Structure: "1p", Queries: 1, Spearman: 0.5, Pearson: evaluate.Coefficient(math.NaN())}},
+		Average: evaluate.Correlation{Structure: "avg", Spearman: 0.5, Pearson: evaluate.Coefficient(math.NaN())},
+	}}
+}
+
+func TestComparison(t *testing.T) {
+	paper, err := Paper("FB15k-237")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Comparison{Dataset: "FB15k-237", Rows: append([]Row{
+		FromReport("runs/betae", "betae", "differential entropy", report()),
+		FromReport("runs/gqe", "gqe", "", report()),
+	}, paper...)}
+	var md bytes.Buffer
+	if err := c.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, want := range []string{
+		"| runs/betae (differential entropy) | 50.0 | – | – | – | – | – | – | 10.0 | – | 30.0 |",
+		"| GammaE (paper) | 43.2 | 13.2 | 11.0 | 33.5 | 47.9 | 27.2 | 15.9 | 15.4 | 11.3 | 24.3 |",
+		"| ConE (paper) | 5.4 | 8.6 | 7.8 | 4.0 | 3.6 | 5.9 |",
+		"| runs/gqe | 25.0 | – |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| GQE (paper) | – | – | – | – | – | – |") {
+		t.Errorf("a row without values in the negation table:\n%s", out)
+	}
+	var csv bytes.Buffer
+	if err := c.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csv.String(), "FB15k-237,runs/betae,betae,false,mrr,epfo,30\n") {
+		t.Errorf("csv:\n%s", csv.String())
+	}
+	if _, err := json.Marshal(c); err != nil {
+		t.Errorf("JSON: %v", err) // NaN coefficients must not reach it
+	}
+	if _, err := Paper("wn18rr"); err == nil {
+		t.Error("Paper(wn18rr): no error")
+	}
+}
