@@ -64,3 +64,20 @@ func structureRank(name string) int {
 	}
 	return 0
 }
+
+// Compare returns two panels over several runs: each run's training loss
+// and its validation MRR (the "valid_mrr" field), one series per run named
+// by names[i].
+func Compare(logs []*Log, names []string) Figure {
+	loss := Panel{Title: "Training loss", XLabel: "step", YLabel: "loss"}
+	valid := Panel{Title: "Validation MRR", XLabel: "step", YLabel: "MRR"}
+	for i, l := range logs {
+		if s := l.Get("loss"); s != nil {
+			loss.Series = append(loss.Series, Series{Name: names[i], X: s.X, Y: s.Y})
+		}
+		if s := l.Get("valid_mrr"); s != nil {
+			valid.Series = append(valid.Series, Series{Name: names[i], X: s.X, Y: s.Y})
+		}
+	}
+	return Figure{Title: "Runs compared", Panels: []Panel{loss, valid}}
+}

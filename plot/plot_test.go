@@ -346,3 +346,27 @@ func TestPNGText(t *testing.T) {
 		t.Errorf("title ink: %d pixels from x=%d to %d", black, left, right)
 	}
 }
+
+func TestCompare(t *testing.T) {
+	a, err := ReadLog(strings.NewReader(`{"step":1,"loss":2}
+{"step":2,"loss":1.5,"valid_mrr":0.1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadLog(strings.NewReader(`{"step":1,"loss":3}
+{"step":3,"valid_mrr":0.2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Compare([]*Log{a, b}, []string{"gammae", "betae"})
+	if len(f.Panels) != 2 || len(f.Panels[0].Series) != 2 || len(f.Panels[1].Series) != 2 {
+		t.Fatalf("panels %+v", f.Panels)
+	}
+	if f.Panels[1].Series[1].Name != "betae" || f.Panels[1].Series[1].Y[0] != 0.2 {
+		t.Errorf("validation series of betae: %+v", f.Panels[1].Series[1])
+	}
+	var svg bytes.Buffer
+	if err := f.WriteSVG(&svg); err != nil || !strings.Contains(svg.String(), "betae") {
+		t.Errorf("SVG lacks the run names (err %v)", err)
+	}
+}

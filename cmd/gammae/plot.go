@@ -13,25 +13,39 @@ import (
 func init() {
 	register(&command{
 		Name:    "plot",
-		Args:    "RUN",
-		Summary: "draw a run's loss and validation MRR curves from RUN/log.jsonl",
+		Args:    "RUN...",
+		Summary: "draw a run's loss and validation MRR curves from RUN/log.jsonl, or several runs' in one picture",
 		Examples: `  gammae plot runs/fb237                 # writes runs/fb237/curves.svg
   gammae plot --png runs/fb237           # and runs/fb237/curves.png
-  gammae plot --out /tmp/fb237.png runs/fb237`,
+  gammae plot --out /tmp/fb237.png runs/fb237
+  # several runs (e.g. GammaE and its baselines) in one picture, one line each:
+  gammae plot --out compare.svg runs/gammae runs/betae runs/cone`,
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			out := fs.String("out", "", "output `file`, .svg or .png (default RUN/curves.svg)")
+			out := fs.String("out", "", "output `file`, .svg or .png (default RUN/curves.svg; compare.svg for several runs)")
 			withPNG := fs.Bool("png", false, "also write a PNG (lines only, no text) beside the SVG")
 			return func(ctx context.Context, e *env, args []string) error {
-				if len(args) != 1 {
+				if len(args) == 0 {
 					return errUsage
 				}
-				run := args[0]
-				log, err := plot.ReadLogFile(filepath.Join(run, "log.jsonl"))
-				if err != nil {
-					return err
+				var logs []*plot.Log
+				var names []string
+				for _, run := range args {
+					log, err := plot.ReadLogFile(filepath.Join(run, "log.jsonl"))
+					if err != nil {
+						return err
+					}
+					if log.Lines == 0 {
+						return fmt.Errorf("%s: no records with a step", filepath.Join(run, "log.jsonl"))
+					}
+					logs, names = append(logs, log), append(names, filepath.Base(filepath.Clean(run)))
 				}
-				if log.Lines == 0 {
-					return fmt.Errorf("%s: no records with a step", filepath.Join(run, "log.jsonl"))
+				run := args[0]
+				fig := plot.Curves(logs[0], names[0])
+				if len(args) > 1 {
+					fig = plot.Compare(logs, names)
+					if *out == "" {
+						*out = "compare.svg"
+					}
 				}
 				path := *out
 				if path == "" {
@@ -41,7 +55,6 @@ func init() {
 				if *withPNG && strings.ToLower(filepath.Ext(path)) != ".png" {
 					paths = append(paths, strings.TrimSuffix(path, filepath.Ext(path))+".png")
 				}
-				fig := plot.Curves(log, filepath.Base(filepath.Clean(run)))
 				for _, p := range paths {
 					if err := plot.WriteFile(p, fig); err != nil {
 						return err
