@@ -38,13 +38,16 @@ func SaveModel(path string, m *gamma.Model[float32], extra map[string]string) er
 	for _, p := range m.Params() {
 		ts = append(ts, safetensors.NewFloat32(p.Name, p.Shape, p.Data))
 	}
-	return safetensors.WriteFile(path, ts, meta)
+	return safetensors.WriteFile(path, ts, withChecksum(meta, ts))
 }
 
 // LoadModel reads a model file written by SaveModel.
 func LoadModel(path string) (*gamma.Model[float32], map[string]string, error) {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := verify(path, f); err != nil {
 		return nil, nil, err
 	}
 	if k := FileKind(f); k != "gammae" {

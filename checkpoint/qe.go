@@ -30,7 +30,7 @@ func SaveQE(path string, m qe.Model, config []byte, extra map[string]string) err
 	for _, p := range m.Params() {
 		ts = append(ts, safetensors.NewFloat64(p.Name, p.Shape, p.Data))
 	}
-	return safetensors.WriteFile(path, ts, meta)
+	return safetensors.WriteFile(path, ts, withChecksum(meta, ts))
 }
 
 // FileKind returns the kind recorded in a model file: "gammae" for GammaE's
@@ -48,6 +48,9 @@ func FileKind(f *safetensors.File) string {
 func LoadQE(path string, newModel NewFunc) (qe.Model, []byte, map[string]string, error) {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := verify(path, f); err != nil {
 		return nil, nil, nil, err
 	}
 	kind := FileKind(f)

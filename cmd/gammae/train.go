@@ -23,7 +23,7 @@ import (
 
 type trainOptions struct {
 	data, out, preset   string
-	resume              bool
+	resume, force       bool
 	bench               int
 	jsonPath            string // --bench's report as JSON
 	cpuProfile          string
@@ -55,6 +55,7 @@ func init() {
 			fs.StringVar(&o.out, "out", "", "run `DIR` for checkpoints and logs (required unless --bench)")
 			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, nell, fb15k, small, or auto (by graph size)")
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
+			fs.BoolVar(&o.force, "force", false, "start over in an --out that holds a run, deleting that run's files")
 			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")
 			fs.StringVar(&o.jsonPath, "json", "", "with --bench, also write its report as JSON to `FILE`")
 			fs.StringVar(&o.kind, "model-kind", registry.GammaE, "model to train: "+strings.Join(registry.Names(), ", ")+" (baselines take their authors' run-script settings for the preset's dataset; --dim, --hidden, --layers, --gamma and --lr override them)")
@@ -141,6 +142,11 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	}
 	if o.bench > 0 {
 		return benchTrain(ctx, e, cfg, run, o.bench, o.jsonPath)
+	}
+	if o.out != "" && !o.resume {
+		if err := freshRunDir(o.out, o.force); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(e.stderr, "train: %s, lr=%g batch=%d negatives=%d, %d threads\n", what, cfg.LR, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0))
 	sum, err := run(ctx, cfg, opts)

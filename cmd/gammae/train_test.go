@@ -34,6 +34,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--json", filepath.Join(dir, "x.json")}, 1, "--json needs --bench"},
 		{[]string{"train", "--data", data}, 1, "--out is required"},
 		{[]string{"train", "--data", data, "--out", runDir, "--lr", "-1"}, 1, "lr must be positive"},
+		// A finished run is never overwritten without --force.
+		{append([]string{"train", "--data", data, "--out", runDir, "--steps", "2"}, small...), 1, "holds a run (trained for 8 iterations): continue it with --resume, or start over with --force"},
+		{[]string{"eval", "--model", runDir, "--quiet"}, 0, "MRR"},
 	}
 	for _, s := range steps {
 		code, stdout, stderr := runCmd(t, s.args...)
@@ -45,6 +48,17 @@ func TestTrainPipeline(t *testing.T) {
 	var br benchReport
 	if b, err := os.ReadFile(filepath.Join(dir, "bench.json")); err != nil || json.Unmarshal(b, &br) != nil || br.Iterations != 3 || len(br.Each) != 3 || br.Seconds <= 0 || br.Dim != 8 {
 		t.Errorf("bench.json: %+v (%v)", br, err)
+	}
+	if st, err := os.ReadFile(filepath.Join(runDir, checkpoint.StateFile)); err != nil || !strings.Contains(string(st), `"iteration": 8`) {
+		t.Errorf("the refused train touched the run's state: %s (%v)", st, err)
+	}
+	// --force starts over.
+	force := filepath.Join(dir, "force")
+	for _, n := range []string{"4", "2"} {
+		args := append([]string{"train", "--data", data, "--out", force, "--steps", n, "--force"}, small...)
+		if code, stdout, stderr := runCmd(t, args...); code != 0 || !strings.Contains(stdout, "finished: "+n+" iterations") {
+			t.Fatalf("gammae %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
 	}
 	// The progress line gives the rate in queries too (3 steps × batch 16
 	// per iteration).
