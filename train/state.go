@@ -34,12 +34,12 @@ type State struct {
 	Reached []bool `json:"reached"`
 }
 
-func saveState(dir string, st *State) error {
+func saveState(path string, st *State) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return checkpoint.WriteFileAtomic(filepath.Join(dir, checkpoint.StateFile), append(b, '\n'))
+	return checkpoint.WriteFileAtomic(path, append(b, '\n'))
 }
 
 func loadState(dir string) (*State, error) {
@@ -57,7 +57,7 @@ func loadState(dir string) (*State, error) {
 
 // saveOptimizer writes Adam's moments as m.<param> and v.<param> tensors
 // and the per-parameter step counts in the metadata.
-func saveOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.Adam[T]) error {
+func saveOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.Adam[T], iteration int) error {
 	s := opt.State()
 	var ts []safetensors.Tensor
 	steps := make([]int, len(params))
@@ -70,7 +70,7 @@ func saveOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.A
 		}
 	}
 	sb, _ := json.Marshal(steps)
-	return safetensors.WriteFile(path, ts, map[string]string{"steps": string(sb)})
+	return safetensors.WriteFile(path, ts, map[string]string{"steps": string(sb), "gammae.iteration": fmt.Sprint(iteration)})
 }
 
 func loadOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.Adam[T]) error {

@@ -212,10 +212,13 @@ func (t *trainer) openDir(meta *checkpoint.RunMeta) error {
 			return err
 		}
 		flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		logPath := filepath.Join(t.opts.Dir, checkpoint.LogFile)
 		if !t.opts.Resume {
 			flags |= os.O_TRUNC
+		} else if err := dropPartialLine(logPath); err != nil {
+			return err
 		}
-		f, err := os.OpenFile(filepath.Join(t.opts.Dir, checkpoint.LogFile), flags, 0o644)
+		f, err := os.OpenFile(logPath, flags, 0o644)
 		if err != nil {
 			return err
 		}
@@ -226,6 +229,9 @@ func (t *trainer) openDir(meta *checkpoint.RunMeta) error {
 
 func (t *trainer) resume() error {
 	dir := t.opts.Dir
+	if _, err := resolveSet(dir); err != nil {
+		return err
+	}
 	st, err := loadState(dir)
 	if err != nil {
 		return err
@@ -592,9 +598,8 @@ func (t *trainer) checkFinite() error {
 	return nil
 }
 
-// save writes the model, optimiser and state (each atomically; state last,
-// so a crash in between resumes from the previous consistent state only
-// if the model file was not yet replaced — the files carry the iteration).
+// save writes the model, optimiser and state as one checkpoint (commitSet):
+// a kill at any instant leaves a complete one to resume from.
 func (t *trainer) save() error {
 	if t.opts.Dir == "" {
 		return nil
@@ -603,14 +608,15 @@ func (t *trainer) save() error {
 		return err
 	}
 	dir := t.opts.Dir
-	if err := t.saveModel(filepath.Join(dir, checkpoint.ModelFile)); err != nil {
+	if err := t.saveModel(filepath.Join(dir, checkpoint.ModelFile+nextSuffix)); err != nil {
 		return err
 	}
+	opt := filepath.Join(dir, checkpoint.OptimizerFile+nextSuffix)
 	var err error
 	if t.q != nil {
-		err = saveOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), qeParams(t.q.model), t.q.opt)
+		err = saveOptimizer(opt, qeParams(t.q.model), t.q.opt, t.st.Iteration)
 	} else {
-		err = saveOptimizer(filepath.Join(dir, checkpoint.OptimizerFile), gammaParams(t.model), t.opt)
+		err = saveOptimizer(opt, gammaParams(t.model), t.opt, t.st.Iteration)
 	}
 	if err != nil {
 		return err
@@ -632,7 +638,10 @@ func (t *trainer) save() error {
 	} else {
 		t.st.Reached = t.model.Reached()
 	}
-	return saveState(dir, &t.st)
+	if err := saveState(filepath.Join(dir, checkpoint.StateFile+nextSuffix), &t.st); err != nil {
+		return err
+	}
+	return commitSet(dir)
 }
 
 // saveModel writes the model to path with the iteration in its metadata.

@@ -10,9 +10,12 @@ import (
 	"github.com/gammae/gammae/checkpoint"
 )
 
-// runFiles are the files a training run writes into its directory.
+// runFiles are the files a training run writes into its directory (the
+// checkpoint's also as .prev and .next, see train's commitSet).
 var runFiles = []string{checkpoint.ConfigFile, checkpoint.ModelFile, checkpoint.BestFile,
-	checkpoint.OptimizerFile, checkpoint.StateFile, checkpoint.LogFile}
+	checkpoint.OptimizerFile, checkpoint.StateFile, checkpoint.LogFile,
+	checkpoint.ModelFile + ".prev", checkpoint.OptimizerFile + ".prev", checkpoint.StateFile + ".prev",
+	checkpoint.ModelFile + ".next", checkpoint.OptimizerFile + ".next", checkpoint.StateFile + ".next"}
 
 // freshRunDir refuses to start a run in a directory that holds one, unless
 // force, which deletes that run's files (and only those).
