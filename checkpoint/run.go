@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"os"
 	"path/filepath"
 
@@ -91,30 +92,8 @@ func Open(path string, best bool) (*gamma.Model[float32], *RunMeta, error) {
 	return m, meta, nil
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it into place, so readers never see a partial file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
-}
+// WriteFileAtomic writes data to path atomically (internal/atomicfile).
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
 
 // RunFile returns the model file of a run directory: its best model when
 // best is set and one exists, else its latest.

@@ -33,10 +33,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 const (
@@ -47,53 +47,34 @@ const (
 
 // Save writes d to path in the binary format, atomically: it writes a
 // temporary file in the same directory and renames it over path.
-func Save(path string, d *Dataset) (err error) {
+func Save(path string, d *Dataset) error {
 	if d == nil || d.KG == nil {
 		return fmt.Errorf("dataset %s: nothing to save (no knowledge graph)", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+	return atomicfile.Write(path, func(f *os.File) error {
+		if _, err := f.Write(make([]byte, headerSize)); err != nil {
+			return err
 		}
-	}()
-	if _, err = f.Write(make([]byte, headerSize)); err != nil {
+		crc := crc32.NewIEEE()
+		bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
+		w := &writer{w: bw}
+		if err := encode(w, d); err != nil {
+			return fmt.Errorf("dataset %s: %w", path, err)
+		}
+		if w.err == nil {
+			w.err = bw.Flush()
+		}
+		if w.err != nil {
+			return w.err
+		}
+		var h [headerSize]byte
+		copy(h[:], magic)
+		binary.LittleEndian.PutUint32(h[8:], version)
+		binary.LittleEndian.PutUint32(h[12:], crc.Sum32())
+		binary.LittleEndian.PutUint64(h[16:], uint64(w.n))
+		_, err := f.WriteAt(h[:], 0)
 		return err
-	}
-	crc := crc32.NewIEEE()
-	bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	w := &writer{w: bw}
-	if err = encode(w, d); err != nil {
-		return fmt.Errorf("dataset %s: %w", path, err)
-	}
-	if w.err == nil {
-		w.err = bw.Flush()
-	}
-	if w.err != nil {
-		return w.err
-	}
-	var h [headerSize]byte
-	copy(h[:], magic)
-	binary.LittleEndian.PutUint32(h[8:], version)
-	binary.LittleEndian.PutUint32(h[12:], crc.Sum32())
-	binary.LittleEndian.PutUint64(h[16:], uint64(w.n))
-	if _, err = f.WriteAt(h[:], 0); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes it private
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	})
 }
 
 // Load reads a dataset written by Save. Corrupt or truncated files give an

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"fmt"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -179,29 +180,12 @@ func writeTriples(path string, g *kg.Graph, lv []byte, level byte) error {
 }
 
 // writeFile writes path atomically through a buffered writer.
-func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+func writeFile(path string, fill func(w *bufio.Writer) error) error {
+	return atomicfile.Write(path, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 1<<16)
+		if err := fill(w); err != nil {
+			return err
 		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<16)
-	if err = fill(w); err != nil {
-		return err
-	}
-	if err = w.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+		return w.Flush()
+	})
 }

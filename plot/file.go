@@ -1,10 +1,9 @@
 package plot
 
 import (
-	"bufio"
 	"fmt"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -21,32 +20,5 @@ func WriteFile(path string, f Figure) error {
 	default:
 		return fmt.Errorf("%s: unknown image format %q, expected .svg or .png", path, filepath.Ext(path))
 	}
-	return writeAtomic(path, render)
-}
-
-func writeAtomic(path string, render func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriter(tmp)
-	if err = render(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteBuffered(path, render)
 }

@@ -1,12 +1,10 @@
 package safetensors
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,38 +42,12 @@ func Write(w io.Writer, tensors []Tensor, meta map[string]string) error {
 
 // WriteFile writes the file atomically: a temporary file in the same
 // directory, synced, then renamed over path.
-func WriteFile(path string, tensors []Tensor, meta map[string]string) (err error) {
+func WriteFile(path string, tensors []Tensor, meta map[string]string) error {
 	// Validate before touching the file system.
 	if _, _, err := encodeHeader(tensors, meta); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = Write(bw, tensors, meta); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteBuffered(path, func(w io.Writer) error { return Write(w, tensors, meta) })
 }
 
 // encodeHeader validates the tensors and returns the padded JSON header and

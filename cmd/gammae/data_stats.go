@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"time"
 
 	"github.com/gammae/gammae/dataset"
@@ -59,29 +58,10 @@ func init() {
 }
 
 // writeJSON writes v indented to path atomically.
-func writeJSON(path string, v any) (err error) {
+func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
