@@ -125,16 +125,31 @@ func (c *Config) Validate() error {
 	if c.Steps <= 0 && c.Minutes <= 0 {
 		errs = append(errs, errors.New("steps or minutes must be positive"))
 	}
+	if c.Steps < 0 {
+		errs = append(errs, fmt.Errorf("steps must not be negative, got %d", c.Steps))
+	}
+	if c.Minutes < 0 || math.IsNaN(c.Minutes) || math.IsInf(c.Minutes, 0) {
+		errs = append(errs, fmt.Errorf("minutes must be a finite number ≥ 0, got %g", c.Minutes))
+	}
+	if c.Threads < 0 {
+		errs = append(errs, fmt.Errorf("threads must be ≥ 0 (0: all cores), got %d", c.Threads))
+	}
+	if c.CheckpointEvery < 0 {
+		errs = append(errs, fmt.Errorf("checkpoint-every must be ≥ 0 (0: only at the end), got %d", c.CheckpointEvery))
+	}
+	if c.ValidQueries < 0 {
+		errs = append(errs, fmt.Errorf("valid-queries must be ≥ 0, got %d", c.ValidQueries))
+	}
 	for i, f := range c.LRDrops {
 		if f <= 0 || f > 1 || (i > 0 && f <= c.LRDrops[i-1]) {
 			errs = append(errs, fmt.Errorf("lr drops must be increasing fractions in (0,1], got %v", c.LRDrops))
 			break
 		}
 	}
-	if c.LR <= 0 {
-		errs = append(errs, fmt.Errorf("lr must be positive, got %g", c.LR))
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		errs = append(errs, fmt.Errorf("lr must be a finite positive number, got %g", c.LR))
 	}
-	if c.Gamma <= 0 {
+	if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
 		errs = append(errs, fmt.Errorf("gamma must be positive, got %g", c.Gamma))
 	}
 	if c.UnionDropout < 0 || c.UnionDropout >= 1 {

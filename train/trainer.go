@@ -479,7 +479,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		loss, err := t.iteration()
 		if err != nil {
 			if errors.Is(err, ErrNonFinite) {
-				return sum, fmt.Errorf("iteration %d: %w; the last good checkpoint (iteration %d) is kept in %s", t.st.Iteration, err, t.st.LastGood, t.opts.Dir)
+				return sum, fmt.Errorf("iteration %d: %w; %s", t.st.Iteration, err, t.lastGood())
 			}
 			return sum, err
 		}
@@ -584,14 +584,14 @@ func (t *trainer) meta() map[string]string {
 func (t *trainer) checkFinite() error {
 	if t.q != nil {
 		if name := t.nonFiniteQE(); name != "" {
-			return fmt.Errorf("%w: parameter %s is not finite at iteration %d; the last good checkpoint (iteration %d) is kept", ErrNonFinite, name, t.st.Iteration, t.st.LastGood)
+			return fmt.Errorf("%w: parameter %s is not finite at iteration %d; %s", ErrNonFinite, name, t.st.Iteration, t.lastGood())
 		}
 		return nil
 	}
 	for _, p := range t.model.Params() {
 		for _, v := range p.Data {
 			if v != v || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("%w: parameter %s is not finite at iteration %d; the last good checkpoint (iteration %d) is kept", ErrNonFinite, p.Name, t.st.Iteration, t.st.LastGood)
+				return fmt.Errorf("%w: parameter %s is not finite at iteration %d; %s", ErrNonFinite, p.Name, t.st.Iteration, t.lastGood())
 			}
 		}
 	}
@@ -642,6 +642,17 @@ func (t *trainer) save() error {
 		return err
 	}
 	return commitSet(dir)
+}
+
+// lastGood says where the last finite checkpoint is, if there is one.
+func (t *trainer) lastGood() string {
+	switch {
+	case t.opts.Dir == "":
+		return "nothing was saved"
+	case t.st.LastGood < 0:
+		return "no checkpoint was saved before (try a smaller --lr)"
+	}
+	return fmt.Sprintf("the last good checkpoint (iteration %d) is kept in %s", t.st.LastGood, t.opts.Dir)
 }
 
 // saveModel writes the model to path with the iteration in its metadata.

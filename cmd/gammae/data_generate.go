@@ -51,6 +51,9 @@ func init() {
 				if len(args) != 0 || *graph == "" || *out == "" {
 					return errUsage
 				}
+				if err := checkOutDir("--out", *out); err != nil {
+					return err
+				}
 				want := map[string]bool{}
 				for _, s := range sample.SplitList(*splits) {
 					if s != "train" && s != "valid" && s != "test" {

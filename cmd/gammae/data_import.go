@@ -35,6 +35,9 @@ func init() {
 				if len(args) != 0 || *from == "" || *out == "" {
 					return errUsage
 				}
+				if err := checkOutDir("--out", *out); err != nil {
+					return err
+				}
 				opts := dataset.ImportOptions{Workers: *workers, Recompute: *recompute, Verify: *verify, KeepUnseen: *keepUnseen}
 				if !*quiet {
 					opts.Log = e.stderr
@@ -56,6 +59,9 @@ func init() {
 					return err
 				}
 				fmt.Fprint(e.stdout, rep)
+				if d.KG.Train.NumEdges() == 0 {
+					fmt.Fprintf(e.stderr, "warning: %s has no training edges: nothing to train on (is train.txt empty?)\n", *from)
+				}
 				start := time.Now()
 				if err := dataset.Save(*out, d); err != nil {
 					return err

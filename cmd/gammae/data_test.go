@@ -133,3 +133,33 @@ func TestDataCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// Outputs in missing directories fail before any work, naming the path
+// given; a graph without training edges imports with a warning.
+func TestDataImportChecks(t *testing.T) {
+	tmp := t.TempDir()
+	tiny := filepath.Join("..", "..", "testdata", "tiny")
+	missing := filepath.Join(tmp, "no", "dir", "x.gqd")
+	for _, args := range [][]string{
+		{"data", "import", "--from", tiny, "--out", missing},
+		{"data", "generate", "--graph", tiny, "--out", missing},
+	} {
+		code, out, stderr := runCmd(t, args...)
+		if code != 1 || !strings.Contains(stderr, "--out "+missing+": directory") || strings.Contains(stderr, ".tmp") {
+			t.Errorf("gammae %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+		}
+	}
+	empty := filepath.Join(tmp, "empty")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"train.txt": "", "valid.txt": "a\tr\tb\n", "test.txt": "a\tr\tb\n"} {
+		if err := os.WriteFile(filepath.Join(empty, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCmd(t, "data", "import", "--from", empty, "--out", filepath.Join(tmp, "e.gqd"), "--keep-unseen")
+	if !strings.Contains(stderr, "no training edges") {
+		t.Errorf("empty train.txt: exit %d, no warning\n%s%s", code, out, stderr)
+	}
+}

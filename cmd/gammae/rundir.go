@@ -56,3 +56,17 @@ func iterationOf(state []byte) string {
 	}
 	return fmt.Sprintf("trained for %d iterations", st.Iteration)
 }
+
+// checkOutDir fails early, before hours of work, when the directory an
+// output file goes to does not exist or is not a directory.
+func checkOutDir(flagName, path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s: %w", flagName, path, dir, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flagName, path, dir)
+	}
+	return nil
+}

@@ -33,7 +33,11 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--bench", "3", "--json", filepath.Join(dir, "bench.json")}, small...), 0, "median"},
 		{[]string{"train", "--data", data, "--out", runDir, "--json", filepath.Join(dir, "x.json")}, 1, "--json needs --bench"},
 		{[]string{"train", "--data", data}, 1, "--out is required"},
-		{[]string{"train", "--data", data, "--out", runDir, "--lr", "-1"}, 1, "lr must be positive"},
+		{[]string{"train", "--data", data, "--out", runDir, "--lr", "-1"}, 1, "lr must be a finite positive number, got -1"},
+		{[]string{"train", "--data", data, "--out", runDir, "--lr", "inf"}, 1, "lr must be a finite positive number, got +Inf"},
+		{[]string{"train", "--data", data, "--out", runDir, "--threads", "-2"}, 1, "threads must be ≥ 0"},
+		{[]string{"train", "--data", data, "--out", runDir, "--checkpoint-every", "-1"}, 1, "checkpoint-every must be ≥ 0"},
+		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "-1", "--steps", "5"}, 1, "minutes must be a finite number ≥ 0"},
 		// A finished run is never overwritten without --force.
 		{append([]string{"train", "--data", data, "--out", runDir, "--steps", "2"}, small...), 1, "holds a run (trained for 8 iterations): continue it with --resume, or start over with --force"},
 		{[]string{"eval", "--model", runDir, "--quiet"}, 0, "MRR"},
