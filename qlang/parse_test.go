@@ -2,6 +2,7 @@ package qlang
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gammae/gammae/query"
@@ -181,6 +182,23 @@ func TestParse(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Parse(%q)\n got %#v\nwant %#v", tc.src, got, tc.want)
+		}
+	}
+}
+
+// A query's size is bounded: the 40,000-atom intersection is
+// refused at once with a clear error; one just under the bound is answered.
+func TestMaxNodes(t *testing.T) {
+	r := testResolver()
+	atom := "field(Physics, ?y)"
+	for _, tc := range []struct {
+		atoms int
+		ok    bool
+	}{{MaxNodes / 3, true}, {40000, false}} {
+		src := "?y : " + strings.TrimSuffix(strings.Repeat(atom+" & ", tc.atoms), " & ")
+		_, err := Parse(src, r)
+		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "at most 1000")) {
+			t.Errorf("%d atoms: error %v", tc.atoms, err)
 		}
 	}
 }

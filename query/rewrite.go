@@ -96,3 +96,26 @@ func HasNegation(q Node) bool {
 	}
 	return false
 }
+
+// Count is the number of nodes of q.
+func Count(q Node) int {
+	switch n := q.(type) {
+	case Projection:
+		return 1 + Count(n.Arg)
+	case Negation:
+		return 1 + Count(n.Arg)
+	case Intersection:
+		c := 1
+		for _, a := range n.Args {
+			c += Count(a)
+		}
+		return c
+	case Union:
+		c := 1
+		for _, a := range n.Args {
+			c += Count(a)
+		}
+		return c
+	}
+	return 1
+}
