@@ -163,7 +163,8 @@ func runDemo(ctx context.Context, e *env, o *demoOptions) error {
 		p.printed = 0 // no extra blank line before the table
 		p.printTable(r)
 	}
-	say("\nNext: ask your own questions of this model:\n  gammae query --model %s '?y : causes(virus, ?y) & !causes(bacterium, ?y)'\n  gammae serve --model %s", runDir, runDir)
+	self := selfCommand()
+	say("\nNext: ask your own questions of this model:\n  %s query --model %s '?y : causes(virus, ?y) & !causes(bacterium, ?y)'\n  %s serve --model %s", self, runDir, self, runDir)
 	return nil
 }
 

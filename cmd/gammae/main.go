@@ -63,7 +63,19 @@ func run(ctx context.Context, args []string, e *env) int {
 	if c == nil {
 		group := groupCommands(args[0])
 		if len(group) > 0 {
-			fmt.Fprintf(e.stderr, "gammae %s: expected one of: %s\n", args[0], strings.Join(group, ", "))
+			// "gammae data", "gammae data --help": the group's commands.
+			w, code := e.stderr, 2
+			if len(args) == 1 || wantsHelp(args[1:]) {
+				w, code = e.stdout, 0
+			} else {
+				fmt.Fprintf(w, "gammae %s: unknown command %q\n", args[0], args[1])
+			}
+			fmt.Fprintf(w, "Commands of gammae %s:\n", args[0])
+			for _, name := range group {
+				fmt.Fprintf(w, "  %-16s %s\n", name, commands[name].Summary)
+			}
+			fmt.Fprintf(w, "\nRun 'gammae %s --help' for a command's flags and examples.\n", group[0])
+			return code
 		} else {
 			fmt.Fprintf(e.stderr, "gammae: unknown command %q (run 'gammae help')\n", args[0])
 		}
@@ -82,6 +94,12 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	if err := runFn(ctx, e, fs.Args()); err != nil {
 		if errors.Is(err, errUsage) {
+			// Say what was wrong before the usage text.
+			if extra := fs.Args(); len(extra) > 0 {
+				fmt.Fprintf(e.stderr, "gammae %s: unexpected argument %q\n\n", c.Name, extra[0])
+			} else {
+				fmt.Fprintf(e.stderr, "gammae %s: missing a required flag or argument\n\n", c.Name)
+			}
 			commandUsage(e.stderr, c, fs)
 			return 2
 		}
@@ -137,4 +155,34 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	if c.Examples != "" {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(c.Examples, "\n"))
 	}
+}
+
+// selfCommand is how the user runs gammae again: "go run ./cmd/gammae"
+// when this binary is go run's temporary build, else "gammae".
+func selfCommand() string {
+	if exe, err := os.Executable(); err == nil && strings.Contains(exe, "go-build") {
+		return "go run ./cmd/gammae"
+	}
+	return "gammae"
+}
+
+// wrapText breaks s into lines of at most width runes, each after the
+// first starting with indent.
+func wrapText(s string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 {
+			if line+1+len([]rune(w)) > width {
+				b.WriteString("\n" + indent)
+				line = 0
+			} else {
+				b.WriteByte(' ')
+				line++
+			}
+		}
+		b.WriteString(w)
+		line += len([]rune(w))
+	}
+	return b.String()
 }

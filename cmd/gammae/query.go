@@ -35,7 +35,10 @@ func init() {
   gammae query --model runs/fb237 -k 20 --explain 'i(p(Oscar, -award_winner), n(p(USA, -nationality)))'
   # Batch: one query per line (blank and # lines skipped), JSON lines out:
   gammae query --model runs/fb237 --json --file questions.txt > answers.jsonl
-  cat questions.txt | gammae query --model runs/fb237 -`,
+  cat questions.txt | gammae query --model runs/fb237 -
+
+Query syntax:
+  `+wrapText(answer.Syntax, 76, "  "),
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			var mf modelFlags
 			mf.define(fs)

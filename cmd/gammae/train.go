@@ -47,7 +47,13 @@ func init() {
   # Seconds per iteration (3 steps) of a configuration, writing nothing:
   gammae train --data fb237.gqd --preset fb15k-237 --bench 5
   # The same as JSON, for scripts comparing builds:
-  gammae train --data fb237.gqd --preset fb15k-237 --bench 5 --json bench.json`,
+  gammae train --data fb237.gqd --preset fb15k-237 --bench 5 --json bench.json
+  # A baseline of the paper's comparison, with its authors' settings:
+  gammae train --data fb237.gqd --out runs/betae --model-kind betae --minutes 60
+
+Presets (a flag left unset takes its preset's value; auto is small below
+5000 entities, else fb15k-237):
+`+presetTable(),
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &trainOptions{}
 			c := &o.cfg

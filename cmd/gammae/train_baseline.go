@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
@@ -114,4 +116,20 @@ func modelValidator(d *dataset.Dataset, cfg train.Config, entities int) train.Mo
 		}
 		return r.Table.Positive.MRR, r.Table.MRR(), nil
 	}
+}
+
+// presetTable lists the trainer's presets for --help.
+func presetTable() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-15s %4s %5s %2s %5s %-7s %7s %5s %4s %7s %6s\n", "preset", "dim", "hid", "L", "γ", "union", "lr", "batch", "neg", "steps", "min")
+	names := make([]string, 0, len(train.Presets))
+	for n := range train.Presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := train.Presets[n]
+		fmt.Fprintf(&b, "  %-15s %4d %5d %2d %5g %-7s %7g %5d %4d %7d %6g\n", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
