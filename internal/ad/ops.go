@@ -1,0 +1,249 @@
+package ad
+
+import "math"
+
+// unary records f applied elementwise, with derivative df(x, y) at input x
+// and output y.
+func (t *Tape) unary(a V, f func(x float64) float64, df func(x, y float64) float64) V {
+	x := t.val[a]
+	y := t.alloc(len(x))
+	for i, v := range x {
+		y[i] = f(v)
+	}
+	return t.node(y, func(g []float64) {
+		ga := t.G(a)
+		for i, gi := range g {
+			ga[i] += gi * df(x[i], y[i])
+		}
+	})
+}
+
+// binary records f applied elementwise to a and b with partial
+// derivatives da, db.
+func (t *Tape) binary(a, b V, op string, f func(x, y float64) float64, da, db func(x, y, z float64) float64) V {
+	n := t.same(a, b, op)
+	x, y := t.val[a], t.val[b]
+	z := t.alloc(n)
+	for i := range z {
+		z[i] = f(x[i], y[i])
+	}
+	return t.node(z, func(g []float64) {
+		ga, gb := t.G(a), t.G(b)
+		for i, gi := range g {
+			ga[i] += gi * da(x[i], y[i], z[i])
+			gb[i] += gi * db(x[i], y[i], z[i])
+		}
+	})
+}
+
+// Add is a + b.
+func (t *Tape) Add(a, b V) V {
+	return t.binary(a, b, "add", func(x, y float64) float64 { return x + y },
+		func(_, _, _ float64) float64 { return 1 }, func(_, _, _ float64) float64 { return 1 })
+}
+
+// Sub is a − b.
+func (t *Tape) Sub(a, b V) V {
+	return t.binary(a, b, "sub", func(x, y float64) float64 { return x - y },
+		func(_, _, _ float64) float64 { return 1 }, func(_, _, _ float64) float64 { return -1 })
+}
+
+// Mul is a ⊙ b.
+func (t *Tape) Mul(a, b V) V {
+	return t.binary(a, b, "mul", func(x, y float64) float64 { return x * y },
+		func(_, y, _ float64) float64 { return y }, func(x, _, _ float64) float64 { return x })
+}
+
+// Div is a ⊘ b.
+func (t *Tape) Div(a, b V) V {
+	return t.binary(a, b, "div", func(x, y float64) float64 { return x / y },
+		func(_, y, _ float64) float64 { return 1 / y }, func(x, y, _ float64) float64 { return -x / (y * y) })
+}
+
+// Min2 is the elementwise minimum of a and b; at ties each gets half the
+// gradient (torch.min(a, b)).
+func (t *Tape) Min2(a, b V) V {
+	return t.binary(a, b, "min", math.Min,
+		func(x, y, _ float64) float64 { return tie(x, y) },
+		func(x, y, _ float64) float64 { return tie(y, x) })
+}
+
+// tie is the share of min(x, y)'s gradient that goes to x.
+func tie(x, y float64) float64 {
+	switch {
+	case x < y:
+		return 1
+	case x == y:
+		return 0.5
+	}
+	return 0
+}
+
+// Affine is s·a + c elementwise.
+func (t *Tape) Affine(a V, s, c float64) V {
+	return t.unary(a, func(x float64) float64 { return s*x + c }, func(_, _ float64) float64 { return s })
+}
+
+// Abs is |a| (derivative 0 at 0, as torch).
+func (t *Tape) Abs(a V) V {
+	return t.unary(a, math.Abs, func(x, _ float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return 0
+	})
+}
+
+// ReLU is max(a, 0) (derivative 0 at 0).
+func (t *Tape) ReLU(a V) V {
+	return t.unary(a, func(x float64) float64 { return math.Max(x, 0) }, func(x, _ float64) float64 {
+		if x > 0 {
+			return 1
+		}
+		return 0
+	})
+}
+
+// Sigmoid is 1/(1+e^−a).
+func (t *Tape) Sigmoid(a V) V {
+	return t.unary(a, sigmoid, func(_, y float64) float64 { return y * (1 - y) })
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// Tanh is tanh(a).
+func (t *Tape) Tanh(a V) V {
+	return t.unary(a, math.Tanh, func(_, y float64) float64 { return 1 - y*y })
+}
+
+// Sin is sin(a).
+func (t *Tape) Sin(a V) V {
+	return t.unary(a, math.Sin, func(x, _ float64) float64 { return math.Cos(x) })
+}
+
+// Cos is cos(a).
+func (t *Tape) Cos(a V) V {
+	return t.unary(a, math.Cos, func(x, _ float64) float64 { return -math.Sin(x) })
+}
+
+// Atan is atan(a).
+func (t *Tape) Atan(a V) V {
+	return t.unary(a, math.Atan, func(x, _ float64) float64 { return 1 / (1 + x*x) })
+}
+
+// Recip is 1/a.
+func (t *Tape) Recip(a V) V {
+	return t.unary(a, func(x float64) float64 { return 1 / x }, func(_, y float64) float64 { return -y * y })
+}
+
+// Clamp is min(max(a, lo), hi), passing the gradient where lo ≤ a ≤ hi
+// (torch.clamp: the bounds are inclusive).
+func (t *Tape) Clamp(a V, lo, hi float64) V {
+	return t.unary(a, func(x float64) float64 { return math.Min(math.Max(x, lo), hi) }, func(x, _ float64) float64 {
+		if x >= lo && x <= hi {
+			return 1
+		}
+		return 0
+	})
+}
+
+// Lgamma is ln Γ(a) for a > 0.
+func (t *Tape) Lgamma(a V) V {
+	return t.unary(a, func(x float64) float64 { v, _ := math.Lgamma(x); return v },
+		func(x, _ float64) float64 { return Digamma(x) })
+}
+
+// Digammas is ψ(a) for a > 0.
+func (t *Tape) Digammas(a V) V {
+	return t.unary(a, Digamma, func(x, _ float64) float64 { return Trigamma(x) })
+}
+
+// Sum is the scalar Σ a.
+func (t *Tape) Sum(a V) V {
+	x := t.val[a]
+	s := t.alloc(1)
+	for _, v := range x {
+		s[0] += v
+	}
+	return t.node(s, func(g []float64) {
+		ga := t.G(a)
+		for i := range ga {
+			ga[i] += g[0]
+		}
+	})
+}
+
+// ScaleBy is a·s for a scalar node s.
+func (t *Tape) ScaleBy(a, s V) V {
+	x, k := t.val[a], t.val[s]
+	y := t.alloc(len(x))
+	for i, v := range x {
+		y[i] = v * k[0]
+	}
+	return t.node(y, func(g []float64) {
+		ga, gs := t.G(a), t.G(s)
+		for i, gi := range g {
+			ga[i] += gi * k[0]
+			gs[0] += gi * x[i]
+		}
+	})
+}
+
+// Concat joins vectors.
+func (t *Tape) Concat(vs ...V) V {
+	n := 0
+	for _, v := range vs {
+		n += len(t.val[v])
+	}
+	y := t.alloc(n)
+	off := 0
+	for _, v := range vs {
+		off += copy(y[off:], t.val[v])
+	}
+	return t.node(y, func(g []float64) {
+		off := 0
+		for _, v := range vs {
+			gv := t.G(v)
+			for i := range gv {
+				gv[i] += g[off+i]
+			}
+			off += len(gv)
+		}
+	})
+}
+
+// Slice is a[lo:hi].
+func (t *Tape) Slice(a V, lo, hi int) V {
+	y := t.alloc(hi - lo)
+	copy(y, t.val[a][lo:hi])
+	return t.node(y, func(g []float64) {
+		ga := t.G(a)[lo:hi]
+		for i, gi := range g {
+			ga[i] += gi
+		}
+	})
+}
+
+// Mask multiplies a by a constant mask (dropout's kept/scaled lanes).
+func (t *Tape) Mask(a V, mask []float64) V {
+	x := t.val[a]
+	y := t.alloc(len(x))
+	for i, v := range x {
+		y[i] = v * mask[i]
+	}
+	return t.node(y, func(g []float64) {
+		ga := t.G(a)
+		for i, gi := range g {
+			ga[i] += gi * mask[i]
+		}
+	})
+}

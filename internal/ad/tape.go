@@ -1,0 +1,129 @@
+// Package ad is reverse-mode automatic differentiation over float64
+// vectors: the baselines (GQE, Query2Box, BetaE, ConE) record their forward
+// pass on a Tape and get exact gradients from Backward. Every operation's
+// derivative follows PyTorch's autograd at the points where a function is
+// not differentiable (clamp bounds inclusive, ReLU 0 at 0, ties of min),
+// so that gradients reproduce the authors' code.
+package ad
+
+import "fmt"
+
+// V is a vector recorded on a tape.
+type V int32
+
+// Param is a parameter tensor (row-major, [rows, cols]) with its gradient.
+type Param struct {
+	Name       string
+	Rows, Cols int
+	Data, Grad []float64
+}
+
+// Row returns row r of the parameter's data.
+func (p *Param) Row(r int) []float64 { return p.Data[r*p.Cols : (r+1)*p.Cols] }
+
+// Tape records a computation. A Tape is used by one goroutine; Reset
+// reuses its memory for the next computation.
+type Tape struct {
+	val    [][]float64
+	grad   [][]float64
+	back   []func()
+	buf    []float64 // arena for values and gradients
+	noGrad bool
+}
+
+// NewTape returns an empty tape. With noGrad set it records no backward
+// functions (inference).
+func NewTape(noGrad bool) *Tape { return &Tape{noGrad: noGrad} }
+
+// Reset forgets every recorded vector.
+func (t *Tape) Reset() {
+	t.val, t.grad, t.back = t.val[:0], t.grad[:0], t.back[:0]
+	t.buf = t.buf[:0]
+}
+
+// alloc returns n zeroed floats from the arena. The arena grows by
+// appending new chunks rather than reallocating, so earlier slices stay
+// valid.
+func (t *Tape) alloc(n int) []float64 {
+	if cap(t.buf)-len(t.buf) < n {
+		t.buf = make([]float64, 0, max(n, 1<<16, 2*cap(t.buf)))
+	}
+	s := t.buf[len(t.buf) : len(t.buf)+n]
+	t.buf = t.buf[:len(t.buf)+n]
+	clear(s)
+	return s
+}
+
+// node appends a vector with value val and backward function back (which
+// reads the node's gradient through t.G and adds to its inputs').
+func (t *Tape) node(val []float64, back func(g []float64)) V {
+	v := V(len(t.val))
+	t.val = append(t.val, val)
+	t.grad = append(t.grad, nil)
+	if t.noGrad || back == nil {
+		t.back = append(t.back, nil)
+	} else {
+		t.back = append(t.back, func() {
+			if g := t.grad[v]; g != nil {
+				back(g)
+			}
+		})
+	}
+	return v
+}
+
+// Val is v's value (do not modify).
+func (t *Tape) Val(v V) []float64 { return t.val[v] }
+
+// Len is v's length.
+func (t *Tape) Len(v V) int { return len(t.val[v]) }
+
+// G returns v's gradient accumulator, allocating it on first use.
+func (t *Tape) G(v V) []float64 {
+	if t.grad[v] == nil {
+		t.grad[v] = t.alloc(len(t.val[v]))
+	}
+	return t.grad[v]
+}
+
+// Backward seeds the gradient of each scalar in seeds (node → dL/dnode)
+// and propagates it to every recorded input, parameters included.
+func (t *Tape) Backward(seeds map[V]float64) {
+	for v, g := range seeds {
+		t.G(v)[0] += g
+	}
+	for i := len(t.back) - 1; i >= 0; i-- {
+		if t.back[i] != nil {
+			t.back[i]()
+		}
+	}
+}
+
+// Const records x (copied) as a vector no gradient flows out of.
+func (t *Tape) Const(x []float64) V {
+	val := t.alloc(len(x))
+	copy(val, x)
+	return t.node(val, nil)
+}
+
+// Row records row r of p; its gradient is added to p.Grad's row.
+func (t *Tape) Row(p *Param, r int) V {
+	if r < 0 || r >= p.Rows {
+		panic(fmt.Sprintf("ad: row %d of %s, which has %d", r, p.Name, p.Rows))
+	}
+	val := t.alloc(p.Cols)
+	copy(val, p.Row(r))
+	return t.node(val, func(g []float64) {
+		dst := p.Grad[r*p.Cols : (r+1)*p.Cols]
+		for i, x := range g {
+			dst[i] += x
+		}
+	})
+}
+
+func (t *Tape) same(a, b V, op string) int {
+	if len(t.val[a]) != len(t.val[b]) {
+		panic(fmt.Sprintf("ad: %s of lengths %d and %d", op, len(t.val[a]), len(t.val[b])))
+	}
+	return len(t.val[a])
+}
