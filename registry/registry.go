@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gammae/gammae/gqe"
 	"github.com/gammae/gammae/qe"
 )
 
@@ -17,7 +18,9 @@ const GammaE = "gammae"
 
 // baselines are the models behind qe.Model. Adding one is one line here
 // and one package.
-var baselines = []qe.Kind{}
+var baselines = []qe.Kind{
+	gqe.Kind,
+}
 
 // Names lists every model kind, GammaE first.
 func Names() []string {

@@ -1,0 +1,168 @@
+// Package baselinetest holds the checks every baseline's tests run: parity
+// with the authors' reference vectors (and that a wrong reference number
+// fails it), finite-difference gradients, and refused bad input.
+package baselinetest
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gammae/gammae/internal/reftest"
+	"github.com/gammae/gammae/qe"
+	"github.com/gammae/gammae/query"
+)
+
+// Parity checks m against the reference r within 1e-6 relative, then that
+// the check fails when one logit or one gradient of the reference is off
+// by 1e-3 relative.
+func Parity(t *testing.T, r *reftest.Reference, m reftest.Embedder) {
+	t.Helper()
+	bad, worst := r.Parity(m, 1e-6)
+	for _, b := range bad {
+		t.Error(b)
+	}
+	t.Logf("%s: largest relative error %.2g over %d queries and one train step", r.Path, worst, len(r.Queries))
+	if len(bad) > 0 {
+		return
+	}
+	for _, corrupt := range []struct {
+		what string
+		f    func()
+	}{
+		{"a logit", func() { r.Queries[len(r.Queries)-1].Logits[3] *= 1.001 }},
+		{"a gradient", func() {
+			g := r.TrainStep.Grads[r.Params[0].Name]
+			for i := range g {
+				if g[i] != 0 {
+					g[i] *= 1.001
+					return
+				}
+			}
+		}},
+	} {
+		corrupt.f()
+		if bad, _ := r.Parity(m, 1e-6); len(bad) == 0 {
+			t.Errorf("parity passes with %s of the reference changed by 1e-3", corrupt.what)
+		}
+	}
+}
+
+// Random grounds a structure's template with random ids.
+func Random(shape string, entities, relations int, rng *rand.Rand) query.Node {
+	s, ok := query.Lookup(shape)
+	if ok {
+		shape = s.Shape
+	}
+	tmpl, err := query.Template(shape)
+	if err != nil {
+		panic(err)
+	}
+	var fill func(n query.Node) query.Node
+	fill = func(n query.Node) query.Node {
+		switch n := n.(type) {
+		case query.Anchor:
+			return query.Anchor{Entity: int32(rng.IntN(entities))}
+		case query.Projection:
+			return query.Projection{Relation: int32(rng.IntN(relations)), Arg: fill(n.Arg)}
+		case query.Negation:
+			return query.Negation{Arg: fill(n.Arg)}
+		case query.Intersection:
+			args := make([]query.Node, len(n.Args))
+			for i, a := range n.Args {
+				args[i] = fill(a)
+			}
+			return query.Intersection{Args: args}
+		case query.Union:
+			args := make([]query.Node, len(n.Args))
+			for i, a := range n.Args {
+				args[i] = fill(a)
+			}
+			return query.Union{Args: args}
+		}
+		return n
+	}
+	return fill(tmpl)
+}
+
+// FiniteDifferences checks m.Gradient against central differences of the
+// loss for every parameter entry, on a batch with two queries of each
+// structure (and the DNF unions).
+func FiniteDifferences(t *testing.T, m qe.Model, structures []string, entities, relations int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var batch []qe.Example
+	for _, s := range append(append([]string(nil), structures...), "2u-DNF", "up-DNF") {
+		for range 2 {
+			negs := []int32{int32(rng.IntN(entities)), int32(rng.IntN(entities)), int32(rng.IntN(entities))}
+			batch = append(batch, qe.Example{Query: Random(s, entities, relations, rng), Positive: int32(rng.IntN(entities)),
+				Negatives: negs, Weight: 0.2 + rng.Float64()})
+		}
+	}
+	grads := qe.LikeParams(m.Params())
+	if _, err := m.Gradient(batch, grads); err != nil {
+		t.Fatal(err)
+	}
+	loss := func() float64 {
+		l, err := m.Gradient(batch, qe.LikeParams(m.Params()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Loss
+	}
+	const h = 1e-6
+	for i, p := range m.Params() {
+		for j := range p.Data {
+			v := p.Data[j]
+			p.Data[j] = v + h
+			up := loss()
+			p.Data[j] = v - h
+			down := loss()
+			p.Data[j] = v
+			want := (up - down) / (2 * h)
+			if got := grads[i].Data[j]; math.Abs(got-want) > 2e-6*math.Max(1, math.Abs(want)) {
+				t.Errorf("d loss / d %s[%d] = %.9g, finite differences %.9g", p.Name, j, got, want)
+			}
+		}
+	}
+}
+
+// Errors checks that bad input is refused with a clear error: ids out of
+// range, a wrong score buffer, and (unless negation) negation queries.
+func Errors(t *testing.T, m qe.Model, negation bool) {
+	t.Helper()
+	n := 0
+	for _, p := range m.Params() {
+		if p.Name == "entity_embedding" {
+			n = p.Shape[0]
+		}
+	}
+	one := query.Projection{Relation: 0, Arg: query.Anchor{Entity: 1}}
+	for _, tc := range []struct {
+		q    query.Node
+		dst  int
+		want string
+	}{
+		{query.Projection{Relation: 0, Arg: query.Anchor{Entity: int32(n)}}, n, "entity"},
+		{query.Projection{Relation: 99, Arg: query.Anchor{Entity: 0}}, n, "relation 99"},
+		{one, n - 1, "scores"},
+	} {
+		err := m.Scores(tc.q, make([]float64, tc.dst))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Scores(%s, %d): error %v, want one about %q", query.Shape(tc.q), tc.dst, err, tc.want)
+		}
+	}
+	neg := query.Intersection{Args: []query.Node{one, query.Negation{Arg: one}}}
+	err := m.Scores(neg, make([]float64, n))
+	if negation && err != nil {
+		t.Errorf("negation query: %v", err)
+	}
+	if !negation && (err == nil || !strings.Contains(err.Error(), "no negation")) {
+		t.Errorf("negation query: error %v, want a refusal", err)
+	}
+	grads := qe.LikeParams(m.Params())
+	if _, err := m.Gradient([]qe.Example{{Query: one, Positive: int32(n), Negatives: []int32{0}, Weight: 1}}, grads); err == nil {
+		t.Error("a positive entity out of range was accepted")
+	}
+}
