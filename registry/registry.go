@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gammae/gammae/gqe"
+	"github.com/gammae/gammae/q2b"
 	"github.com/gammae/gammae/qe"
 )
 
@@ -20,6 +21,7 @@ const GammaE = "gammae"
 // and one package.
 var baselines = []qe.Kind{
 	gqe.Kind,
+	q2b.Kind,
 }
 
 // Names lists every model kind, GammaE first.
