@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gammae/gammae/betae"
 	"github.com/gammae/gammae/gqe"
 	"github.com/gammae/gammae/q2b"
 	"github.com/gammae/gammae/qe"
@@ -22,6 +23,7 @@ const GammaE = "gammae"
 var baselines = []qe.Kind{
 	gqe.Kind,
 	q2b.Kind,
+	betae.Kind,
 }
 
 // Names lists every model kind, GammaE first.

@@ -39,6 +39,9 @@ type Net interface {
 // Model is a Net behind qe.Model.
 type Model struct {
 	Net Net
+	// DeMorgan answers unions as ¬(¬A ∧ ¬B) (BetaE's and ConE's "dm"
+	// option) instead of by their best DNF branch.
+	DeMorgan bool
 }
 
 var _ qe.Model = Model{}
@@ -107,6 +110,9 @@ func (m Model) check(q query.Node) error {
 func (m Model) embed(t *ad.Tape, q query.Node) ([]Emb, error) {
 	if err := m.check(q); err != nil {
 		return nil, err
+	}
+	if m.DeMorgan {
+		q = query.DeMorgan(q)
 	}
 	var out []Emb
 	for _, b := range query.DNF(q) {
