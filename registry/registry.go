@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gammae/gammae/betae"
+	"github.com/gammae/gammae/cone"
 	"github.com/gammae/gammae/gqe"
 	"github.com/gammae/gammae/q2b"
 	"github.com/gammae/gammae/qe"
@@ -24,6 +25,7 @@ var baselines = []qe.Kind{
 	gqe.Kind,
 	q2b.Kind,
 	betae.Kind,
+	cone.Kind,
 }
 
 // Names lists every model kind, GammaE first.

@@ -127,3 +127,21 @@ func (t *Tape) same(a, b V, op string) int {
 	}
 	return len(t.val[a])
 }
+
+// Mark is a point of the tape to Rewind to.
+type Mark struct{ nodes, buf int }
+
+// Mark returns the tape's current end.
+func (t *Tape) Mark() Mark { return Mark{len(t.val), len(t.buf)} }
+
+// Rewind forgets what was recorded after m (inference loops that score
+// many entities against one embedding).
+func (t *Tape) Rewind(m Mark) {
+	t.val, t.grad, t.back = t.val[:m.nodes], t.grad[:m.nodes], t.back[:m.nodes]
+	if m.buf <= len(t.buf) {
+		t.buf = t.buf[:m.buf]
+	}
+}
+
+// Training reports whether the tape records gradients (dropout applies).
+func (t *Tape) Training() bool { return !t.noGrad }
