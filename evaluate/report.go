@@ -33,8 +33,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Seconds > 0 {
 		rate = float64(r.Queries) / r.Seconds
 	}
-	_, err := fmt.Fprintf(w, "\n%d queries in %.1f s (%.0f queries/s); unions embedded as %s, negation elasticity %g\n",
-		r.Queries, r.Seconds, rate, r.Union, r.Epsilon)
+	how := fmt.Sprintf("unions embedded as %s, negation elasticity %g", r.Union, r.Epsilon)
+	if r.Union == "" { // a baseline (RunModel)
+		how = "unions scored by their best DNF branch"
+	}
+	_, err := fmt.Fprintf(w, "\n%d queries in %.1f s (%.0f queries/s); %s\n", r.Queries, r.Seconds, rate, how)
 	if err == nil && r.Skipped > 0 {
 		_, err = fmt.Fprintf(w, "%d queries without hard answers skipped\n", r.Skipped)
 	}

@@ -18,18 +18,18 @@ func (t *Tape) Linear(x V, w, b *Param) V {
 		y[o] = s
 	}
 	return t.node(y, func(g []float64) {
-		gx := t.G(x)
+		gx, wg, bg := t.G(x), t.gradOf(w), t.gradOf(b)
 		for o, go_ := range g {
 			if go_ == 0 {
 				continue
 			}
 			row := w.Data[o*w.Cols : (o+1)*w.Cols]
-			grow := w.Grad[o*w.Cols : (o+1)*w.Cols]
+			grow := wg[o*w.Cols : (o+1)*w.Cols]
 			for i, v := range in {
 				grow[i] += go_ * v
 				gx[i] += go_ * row[i]
 			}
-			b.Grad[o] += go_
+			bg[o] += go_
 		}
 	})
 }

@@ -29,6 +29,26 @@ type Tape struct {
 	back   []func()
 	buf    []float64 // arena for values and gradients
 	noGrad bool
+	// sink, when set, holds the parameters' gradients of this tape
+	// instead of Param.Grad, so that tapes can run in parallel.
+	sink map[*Param][]float64
+}
+
+// SetSink makes Backward add parameter gradients to sink[p] (allocated on
+// first use) instead of p.Grad; nil restores p.Grad.
+func (t *Tape) SetSink(sink map[*Param][]float64) { t.sink = sink }
+
+// gradOf is where p's gradient goes.
+func (t *Tape) gradOf(p *Param) []float64 {
+	if t.sink == nil {
+		return p.Grad
+	}
+	g, ok := t.sink[p]
+	if !ok {
+		g = make([]float64, len(p.Data))
+		t.sink[p] = g
+	}
+	return g
 }
 
 // NewTape returns an empty tape. With noGrad set it records no backward
@@ -106,7 +126,7 @@ func (t *Tape) Const(x []float64) V {
 	return t.node(val, nil)
 }
 
-// Row records row r of p; its gradient is added to p.Grad's row.
+// Row records row r of p; its gradient is added to p's gradient row.
 func (t *Tape) Row(p *Param, r int) V {
 	if r < 0 || r >= p.Rows {
 		panic(fmt.Sprintf("ad: row %d of %s, which has %d", r, p.Name, p.Rows))
@@ -114,7 +134,7 @@ func (t *Tape) Row(p *Param, r int) V {
 	val := t.alloc(p.Cols)
 	copy(val, p.Row(r))
 	return t.node(val, func(g []float64) {
-		dst := p.Grad[r*p.Cols : (r+1)*p.Cols]
+		dst := t.gradOf(p)[r*p.Cols : (r+1)*p.Cols]
 		for i, x := range g {
 			dst[i] += x
 		}

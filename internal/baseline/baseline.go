@@ -5,7 +5,10 @@
 package baseline
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/gammae/gammae/internal/ad"
 	"github.com/gammae/gammae/qe"
@@ -171,7 +174,9 @@ func (m Model) Scores(q query.Node, dst []float64) error {
 	return nil
 }
 
-// Gradient sets grads to the gradient of the batch loss.
+// Gradient sets grads to the gradient of the batch loss. The batch is
+// split over GOMAXPROCS goroutines, each with its own tape and gradient
+// buffers, summed at the end.
 func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) {
 	ps := m.Net.Params()
 	if len(grads) != len(ps) {
@@ -181,54 +186,101 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 		if len(grads[i].Data) != len(p.Data) {
 			return qe.Loss{}, fmt.Errorf("%s: gradient of %s has %d values, want %d", m.Kind(), p.Name, len(grads[i].Data), len(p.Data))
 		}
-		p.Grad = grads[i].Data
-		clear(p.Grad)
+		clear(grads[i].Data)
 	}
-	defer func() {
-		for _, p := range ps {
-			p.Grad = nil
-		}
-	}()
-	t := ad.NewTape(false)
-	pos := make([]float64, len(batch))
-	neg := make([][]float64, len(batch))
-	w := make([]float64, len(batch))
-	type row struct {
-		pos  ad.V
-		negs []ad.V
-	}
-	rows := make([]row, len(batch))
-	for r, ex := range batch {
-		bs, err := m.embed(t, ex.Query)
-		if err != nil {
-			return qe.Loss{}, err
-		}
+	for _, ex := range batch {
 		if err := m.checkEntities(ex); err != nil {
 			return qe.Loss{}, err
 		}
-		rows[r].pos = m.logit(t, bs, ex.Positive)
-		pos[r] = t.Val(rows[r].pos)[0]
-		neg[r] = make([]float64, len(ex.Negatives))
-		rows[r].negs = make([]ad.V, len(ex.Negatives))
-		for j, e := range ex.Negatives {
-			rows[r].negs[j] = m.logit(t, bs, e)
-			neg[r][j] = t.Val(rows[r].negs[j])[0]
-		}
-		w[r] = ex.Weight
+	}
+	k := max(1, min(runtime.GOMAXPROCS(0), len(batch)/8))
+	chunks := make([]chunk, k)
+	for c := range chunks {
+		lo, hi := c*len(batch)/k, (c+1)*len(batch)/k
+		chunks[c] = chunk{rows: batch[lo:hi], first: lo}
+	}
+	pos := make([]float64, len(batch))
+	neg := make([][]float64, len(batch))
+	w := make([]float64, len(batch))
+	if err := parallel(chunks, func(c *chunk) error { return m.forward(c, pos, neg, w) }); err != nil {
+		return qe.Loss{}, err
 	}
 	loss, dpos, dneg, err := qe.BatchLoss(pos, neg, w)
 	if err != nil {
 		return qe.Loss{}, err
 	}
-	seeds := map[ad.V]float64{}
-	for r := range rows {
-		seeds[rows[r].pos] += dpos[r]
-		for j, v := range rows[r].negs {
-			seeds[v] += dneg[r][j]
+	parallel(chunks, func(c *chunk) error {
+		seeds := map[ad.V]float64{}
+		for i, r := range c.logits {
+			seeds[r.pos] += dpos[c.first+i]
+			for j, v := range r.negs {
+				seeds[v] += dneg[c.first+i][j]
+			}
+		}
+		c.tape.Backward(seeds)
+		return nil
+	})
+	for i, p := range ps {
+		for _, c := range chunks {
+			if g, ok := c.sink[p]; ok {
+				dst := grads[i].Data
+				for j, v := range g {
+					dst[j] += v
+				}
+			}
 		}
 	}
-	t.Backward(seeds)
 	return loss, nil
+}
+
+// chunk is the share of a batch one goroutine computes.
+type chunk struct {
+	rows   []qe.Example
+	first  int // index of rows[0] in the batch
+	tape   *ad.Tape
+	sink   map[*ad.Param][]float64
+	logits []rowLogits
+}
+
+type rowLogits struct {
+	pos  ad.V
+	negs []ad.V
+}
+
+// forward records the chunk's logits on its own tape.
+func (m Model) forward(c *chunk, pos []float64, neg [][]float64, w []float64) error {
+	c.tape, c.sink = ad.NewTape(false), map[*ad.Param][]float64{}
+	c.tape.SetSink(c.sink)
+	c.logits = make([]rowLogits, len(c.rows))
+	for i, ex := range c.rows {
+		t, r := c.tape, c.first+i
+		bs, err := m.embed(t, ex.Query)
+		if err != nil {
+			return err
+		}
+		c.logits[i].pos = m.logit(t, bs, ex.Positive)
+		pos[r] = t.Val(c.logits[i].pos)[0]
+		neg[r] = make([]float64, len(ex.Negatives))
+		c.logits[i].negs = make([]ad.V, len(ex.Negatives))
+		for j, e := range ex.Negatives {
+			c.logits[i].negs[j] = m.logit(t, bs, e)
+			neg[r][j] = t.Val(c.logits[i].negs[j])[0]
+		}
+		w[r] = ex.Weight
+	}
+	return nil
+}
+
+// parallel runs f on every chunk, one goroutine each, and returns the
+// first error.
+func parallel(chunks []chunk, f func(*chunk) error) error {
+	errs := make([]error, len(chunks))
+	var wg sync.WaitGroup
+	for i := range chunks {
+		wg.Go(func() { errs[i] = f(&chunks[i]) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func (m Model) checkEntities(ex qe.Example) error {
