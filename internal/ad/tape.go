@@ -58,19 +58,23 @@ func NewTape(noGrad bool) *Tape { return &Tape{noGrad: noGrad} }
 // Reset forgets every recorded vector.
 func (t *Tape) Reset() {
 	t.val, t.grad, t.back = t.val[:0], t.grad[:0], t.back[:0]
+	clear(t.buf) // alloc hands out zeroed memory
 	t.buf = t.buf[:0]
 }
 
-// alloc returns n zeroed floats from the arena. The arena grows by
-// appending new chunks rather than reallocating, so earlier slices stay
-// valid.
+// chunkFloats is the size of the arena's chunks: large enough that a
+// query's vectors rarely straddle two, small enough to stay in cache.
+const chunkFloats = 1 << 15
+
+// alloc returns n zeroed floats from the arena. A full chunk is replaced by
+// a fresh one (already zeroed by make), so earlier slices stay valid and
+// nothing is cleared twice.
 func (t *Tape) alloc(n int) []float64 {
 	if cap(t.buf)-len(t.buf) < n {
-		t.buf = make([]float64, 0, max(n, 1<<16, 2*cap(t.buf)))
+		t.buf = make([]float64, 0, max(n, chunkFloats))
 	}
 	s := t.buf[len(t.buf) : len(t.buf)+n]
 	t.buf = t.buf[:len(t.buf)+n]
-	clear(s)
 	return s
 }
 
@@ -149,18 +153,30 @@ func (t *Tape) same(a, b V, op string) int {
 }
 
 // Mark is a point of the tape to Rewind to.
-type Mark struct{ nodes, buf int }
+type Mark struct {
+	nodes, buf int
+	chunk      *float64
+}
 
 // Mark returns the tape's current end.
-func (t *Tape) Mark() Mark { return Mark{len(t.val), len(t.buf)} }
+func (t *Tape) Mark() Mark { return Mark{len(t.val), len(t.buf), t.chunkID()} }
 
 // Rewind forgets what was recorded after m (inference loops that score
 // many entities against one embedding).
 func (t *Tape) Rewind(m Mark) {
 	t.val, t.grad, t.back = t.val[:m.nodes], t.grad[:m.nodes], t.back[:m.nodes]
-	if m.buf <= len(t.buf) {
+	if m.buf <= len(t.buf) && m.chunk == t.chunkID() {
+		clear(t.buf[m.buf:])
 		t.buf = t.buf[:m.buf]
 	}
+}
+
+// chunkID identifies the arena's current chunk.
+func (t *Tape) chunkID() *float64 {
+	if cap(t.buf) == 0 {
+		return nil
+	}
+	return &t.buf[:1][0]
 }
 
 // Training reports whether the tape records gradients (dropout applies).
