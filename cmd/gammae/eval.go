@@ -15,6 +15,8 @@ import (
 	"github.com/gammae/gammae/evaluate"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/progress"
+	"github.com/gammae/gammae/query"
+	"github.com/gammae/gammae/registry"
 	"github.com/gammae/gammae/sample"
 )
 
@@ -167,8 +169,18 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 }
 
 // evaluateModel runs the evaluation for a model of any kind.
+//
+// A model without negation (GQE, Query2Box) is evaluated on the split's
+// structures without one, unless some were asked for by name.
 func evaluateModel(ctx context.Context, lm *loadedModel, split *dataset.Split, o evaluate.Options) (*evaluate.Report, error) {
 	if lm.qm != nil {
+		if k, err := registry.Lookup(lm.kind); err == nil && !k.Negation && o.Structures == nil {
+			for _, g := range split.Groups {
+				if !query.HasNegation(g.Template) {
+					o.Structures = append(o.Structures, g.Shape)
+				}
+			}
+		}
 		return evaluate.RunModel(ctx, lm.qm, lm.entities, split, o)
 	}
 	return evaluate.Run(ctx, lm.model, split, o)

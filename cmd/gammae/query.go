@@ -38,7 +38,7 @@ func init() {
   cat questions.txt | gammae query --model runs/fb237 -
 
 Query syntax:
-  `+wrapText(answer.Syntax, 76, "  "),
+  ` + wrapText(answer.Syntax, 76, "  "),
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			var mf modelFlags
 			mf.define(fs)

@@ -53,7 +53,7 @@ func init() {
 
 Presets (a flag left unset takes its preset's value; auto is small below
 5000 entities, else fb15k-237):
-`+presetTable(),
+` + presetTable(),
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &trainOptions{}
 			c := &o.cfg
@@ -108,6 +108,11 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	}
 	if o.jsonPath != "" && o.bench == 0 {
 		return fmt.Errorf("--json needs --bench N (a training run writes its metrics to log.jsonl in --out)")
+	}
+	if o.resume && set["model-kind"] {
+		if k := o.modelKind(); k != o.kind {
+			return fmt.Errorf("--resume: %s holds a %s run, not %s (drop --model-kind, or train %s in another --out)", o.out, k, o.kind, o.kind)
+		}
 	}
 	d, err := dataset.Load(o.data)
 	if err != nil {

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every baseline trains, evaluates, compares and answers from the command
+// line; bad input (an unknown kind, a negation query for GQE, a run of one
+// kind resumed as another) gets a one-line error.
+func TestBaselinesEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny.gqd")
+	graph := filepath.Join("..", "..", "testdata", "tiny")
+	if code, out, errs := runCmd(t, "data", "generate", "--graph", graph, "--out", data, "--train-count", "30", "--neg-train-count", "8",
+		"--eval-count", "5", "--max-tries", "300", "--quiet"); code != 0 {
+		t.Fatalf("generate: %d\n%s%s", code, out, errs)
+	}
+	small := []string{"--preset", "small", "--dim", "6", "--batch", "8", "--negatives", "4", "--steps", "3", "--valid-every", "2", "--valid-queries", "3"}
+	var runs []string
+	for _, kind := range []string{"gqe", "q2b", "betae", "cone"} {
+		run := filepath.Join(dir, kind)
+		args := append([]string{"train", "--data", data, "--out", run, "--model-kind", kind}, small...)
+		if kind == "betae" || kind == "cone" {
+			args = append(args, "--hidden", "8") // GQE and Query2Box have no hidden layers: the flag is refused
+		}
+		code, out, errs := runCmd(t, args...)
+		if code != 0 || !strings.Contains(out, "finished: 3 iterations") {
+			t.Fatalf("gammae %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+		}
+		var meta struct {
+			Kind   string          `json:"kind"`
+			Config json.RawMessage `json:"config"`
+		}
+		if b, err := os.ReadFile(filepath.Join(run, "config.json")); err != nil || json.Unmarshal(b, &meta) != nil || meta.Kind != kind || !strings.Contains(string(meta.Config), `"dim": 6`) {
+			t.Errorf("%s: config.json records %q %s (%v)", kind, meta.Kind, meta.Config, err)
+		}
+		if code, out, errs := runCmd(t, "eval", "--model", run, "--quiet"); code != 0 || !strings.Contains(out, "MRR") {
+			t.Errorf("eval %s: exit %d\n%s%s", kind, code, out, errs)
+		}
+		if code, out, errs := runCmd(t, "train", "--data", data, "--out", run, "--resume", "--steps", "4"); code != 0 || !strings.Contains(out, "finished: 4 iterations (1 now") {
+			t.Errorf("resume %s: exit %d\n%s%s", kind, code, out, errs)
+		}
+		runs = append(runs, run)
+	}
+	code, out, errs := runCmd(t, append([]string{"compare", "--quiet", "--paper", "fb15k-237"}, runs...)...)
+	if code != 0 || !strings.Contains(out, "| GQE "+runs[0]) || !strings.Contains(out, "| ConE "+runs[3]+" (cone size) |") || !strings.Contains(out, "| BetaE (paper) |") {
+		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "--model", runs[2], "?y : exists x . knows(ann, x) & knows(x, ?y)"}, "rank"},
+		{[]string{"query", "--model", runs[0], "i(p(ann, knows), n(p(bob, knows)))"}, "GQE has no negation operator"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "x"), "--model-kind", "nope"}, `unknown model kind "nope" (have gammae, gqe, q2b, betae, cone)`},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "h"), "--model-kind", "gqe", "--hidden", "8"}, small...), `GQE has no setting "hidden"`},
+		{[]string{"train", "--data", data, "--out", runs[2], "--resume", "--model-kind", "gqe"}, "holds a betae run, not gqe"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "neg"), "--model-kind", "q2b", "--structures", "1p,2in"}, small...), "Query2Box has no negation operator"},
+	} {
+		code, out, errs := runCmd(t, tc.args...)
+		if !strings.Contains(out+errs, tc.want) {
+			t.Errorf("gammae %s: exit %d, want %q\n%s%s", strings.Join(tc.args, " "), code, tc.want, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "neg", "config.json")); err == nil {
+		t.Error("a refused training run wrote its directory")
+	}
+}
