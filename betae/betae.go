@@ -80,6 +80,7 @@ type Net struct {
 	c1w, c1b         *ad.Param   // center_net.layer1 (2d → 2d)
 	c2w, c2b         *ad.Param   // center_net.layer2 (2d → d)
 	pw, pb           []*ad.Param // projection_net.layer1, layer2 … layerL, then layer0
+	cache            cache
 }
 
 // New initialises a model as the authors do: tables uniform in ±(γ+2)/d

@@ -106,5 +106,6 @@ func setParams(m qe.Model, f *safetensors.File) error {
 		}
 		copy(p.Data, v)
 	}
+	m.ParamsChanged()
 	return nil
 }

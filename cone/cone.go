@@ -99,11 +99,12 @@ type Net struct {
 	ax1w, ax1b, ar1w, ar1b *ad.Param   // cone_intersection.layer_axis1, layer_arg1
 	ax2w, ax2b, ar2w, ar2b *ad.Param   // cone_intersection.layer_axis2, layer_arg2
 	rng                    *rand.Rand  // dropout masks
+	cache                  cache
 }
 
 // New initialises a model as the authors do: tables uniform in ±ρ with
-// ρ = (γ+2)/d (or Config.EmbeddingRange), the modulus 0.5·ρ, linear weights Xavier-uniform. rng also
-// draws the training dropout masks.
+// ρ = (γ+2)/d (or Config.EmbeddingRange), the modulus 0.5·ρ, linear
+// weights Xavier-uniform. rng also draws the training dropout masks.
 func New(cfg Config, rng *rand.Rand) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

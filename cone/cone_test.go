@@ -46,3 +46,7 @@ func TestErrors(t *testing.T) {
 		t.Error("invalid config accepted")
 	}
 }
+
+func TestFastScores(t *testing.T) {
+	baselinetest.FastScores(t, small(t, "dnf"), Kind.Structures, 7, 3)
+}

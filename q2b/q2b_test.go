@@ -41,3 +41,15 @@ func TestErrors(t *testing.T) {
 		t.Error("invalid config accepted")
 	}
 }
+
+func TestFastScores(t *testing.T) {
+	baselinetest.FastScores(t, smallModel(t), Kind.Structures, 7, 3)
+}
+
+func smallModel(t *testing.T) *Model {
+	m, err := New(Config{Entities: 7, Relations: 3, Dim: 3, Gamma: 5, CenterReg: 0.02}, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -47,6 +47,9 @@ type Model interface {
 	// Uncertainty returns the model's size of q's embedding (differential
 	// entropy, box or cone size), and false when the model has none.
 	Uncertainty(q query.Node) (float64, bool)
+	// ParamsChanged must be called after Params' data was written (an
+	// optimiser step, a load): models cache what they derive from them.
+	ParamsChanged()
 }
 
 // Kind describes a model kind for the registry: how to build one from its

@@ -133,6 +133,7 @@ func (t *trainer) stepQE(b *Batch, next *Stream) (float64, *draw, error) {
 	if err := q.opt.Step(ps, gs); err != nil {
 		return 0, pre, err
 	}
+	q.model.ParamsChanged()
 	return loss.Loss, pre, nil
 }
 

@@ -7,6 +7,7 @@ package baseline
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -37,6 +38,13 @@ type Net interface {
 	// Entities and Relations are the table sizes.
 	Entities() int
 	Relations() int
+}
+
+// Scorer is a Net that scores every entity directly, without a tape (and
+// may cache what it derives from the entity table until ParamsChanged).
+type Scorer interface {
+	ScoreAll(t *ad.Tape, q Emb, dst []float64)
+	ParamsChanged()
 }
 
 // Model is a Net behind qe.Model.
@@ -166,12 +174,49 @@ func (m Model) Scores(q query.Node, dst []float64) error {
 	if err != nil {
 		return err
 	}
+	if sc, ok := m.Net.(Scorer); ok {
+		sc.ScoreAll(t, bs[0], dst)
+		if len(bs) > 1 {
+			tmp := make([]float64, len(dst))
+			for _, b := range bs[1:] {
+				sc.ScoreAll(t, b, tmp)
+				for i, v := range tmp {
+					dst[i] = math.Max(dst[i], v)
+				}
+			}
+		}
+		return nil
+	}
+	m.tapeScores(t, bs, dst)
+	return nil
+}
+
+// tapeScores computes the logits through the recorded operations, the
+// specification ScoreAll is tested against.
+func (m Model) tapeScores(t *ad.Tape, bs []Emb, dst []float64) {
 	for e := range dst {
 		mark := t.Mark()
 		dst[e] = t.Val(m.logit(t, bs, int32(e)))[0]
 		t.Rewind(mark)
 	}
+}
+
+// TapeScores is Scores through the recorded operations only (for tests).
+func (m Model) TapeScores(q query.Node, dst []float64) error {
+	t := ad.NewTape(true)
+	bs, err := m.embed(t, q)
+	if err != nil {
+		return err
+	}
+	m.tapeScores(t, bs, dst)
 	return nil
+}
+
+// ParamsChanged drops what the net cached of its parameters.
+func (m Model) ParamsChanged() {
+	if sc, ok := m.Net.(Scorer); ok {
+		sc.ParamsChanged()
+	}
 }
 
 // Gradient sets grads to the gradient of the batch loss. The batch is

@@ -31,6 +31,7 @@ func (r *Reference) SetParams(m qe.Model) error {
 		}
 		copy(p.Data, rp.Data)
 	}
+	m.ParamsChanged()
 	return nil
 }
 

@@ -166,3 +166,43 @@ func Errors(t *testing.T, m qe.Model, negation bool) {
 		t.Error("a positive entity out of range was accepted")
 	}
 }
+
+// Scorer is a model with both scoring paths.
+type Scorer interface {
+	qe.Model
+	TapeScores(q query.Node, dst []float64) error
+}
+
+// FastScores checks the model's direct scoring of all entities against
+// the recorded operations on random queries of every structure (unions
+// included), before and after its parameters change.
+func FastScores(t *testing.T, m Scorer, structures []string, entities, relations int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(8, 9))
+	check := func() {
+		for _, s := range append(append([]string(nil), structures...), "2u-DNF", "up-DNF", "ip", "pi") {
+			q := Random(s, entities, relations, rng)
+			fast, slow := make([]float64, entities), make([]float64, entities)
+			if err := m.Scores(q, fast); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.TapeScores(q, slow); err != nil {
+				t.Fatal(err)
+			}
+			for e := range fast {
+				if math.Abs(fast[e]-slow[e]) > 1e-9*math.Max(1, math.Abs(slow[e])) {
+					t.Errorf("%s: entity %d scored %.15g directly, %.15g on the tape", s, e, fast[e], slow[e])
+					break
+				}
+			}
+		}
+	}
+	check()
+	for _, p := range m.Params() {
+		for i := range p.Data {
+			p.Data[i] += 0.01 * (rng.Float64() - 0.5)
+		}
+	}
+	m.ParamsChanged()
+	check()
+}
