@@ -1,13 +1,11 @@
 package pickle
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
+	"github.com/gammae/gammae/internal/atomicfile"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/gammae/gammae/query"
@@ -33,33 +31,14 @@ func Dump(w io.Writer, v any) error {
 	return e.err
 }
 
-// DumpFile writes v to path atomically (a temporary file in the same
-// directory, renamed into place).
-func DumpFile(path string, v any) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+// DumpFile writes v to path atomically (internal/atomicfile).
+func DumpFile(path string, v any) error {
+	return atomicfile.WriteBuffered(path, func(w io.Writer) error {
+		if err := Dump(w, v); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = Dump(bw, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+		return nil
+	})
 }
 
 // frameSize is the size at which the encoder closes a frame, as Python does.

@@ -224,6 +224,11 @@ func (c *converter) value(x any, depth int) (any, error) {
 	case *big.Int:
 		return nil, fmt.Errorf("integer %s does not fit in 64 bits", v)
 	}
+	if !isContainer(x) {
+		// Checked before the memo lookup below: a value of another type
+		// (bytes, say) may not be hashable, and must never become a map key.
+		return nil, fmt.Errorf("unsupported Python value of type %s", typeName(x))
+	}
 	if depth >= maxDepth {
 		return nil, fmt.Errorf("values nested more than %d levels deep (or cyclic)", maxDepth)
 	}
@@ -335,6 +340,16 @@ func (c *converter) dict(items types.Dict, factory string, depth int) (*Dict, er
 		d.Items[i] = Item{k, v}
 	}
 	return d, nil
+}
+
+// isContainer reports whether x is one of the container pointers value
+// converts; only those go into its memo, keyed by pointer.
+func isContainer(x any) bool {
+	switch x.(type) {
+	case *types.Tuple, *types.List, *types.Set, *types.FrozenSet, *types.Dict, *defaultDict, *types.OrderedDict:
+		return true
+	}
+	return false
 }
 
 // typeName names a gopickle value by its Python type where it can.

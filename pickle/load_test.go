@@ -2,6 +2,7 @@ package pickle
 
 import (
 	"errors"
+	"github.com/nlpodyssey/gopickle/types"
 	"os"
 	"reflect"
 	"strings"
@@ -153,3 +154,28 @@ func TestLoadSharedExponential(t *testing.T) {
 
 // cpythonNested40 is x = []; 40 times x = [x, x]; pickle.dumps(x, 4).
 const cpythonNested40 = "\x80\x04\x95\xf3\x00\x00\x00\x00\x00\x00\x00]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94(]\x94h(eh'eh&eh%eh$eh#eh\"eh!eh eh\x1feh\x1eeh\x1deh\x1ceh\x1beh\x1aeh\x19eh\x18eh\x17eh\x16eh\x15eh\x14eh\x13eh\x12eh\x11eh\x10eh\x0feh\x0eeh\x0deh\x0ceh\x0beh\x0aeh\x09eh\x08eh\x07eh\x06eh\x05eh\x04eh\x03eh\x02eh\x01e."
+
+// TestConverterRefusesUnhashable: in its memo mode (pickles with shared
+// containers) the converter keyed its memo by any value, and a bytes value
+// (an unhashable []byte in Go) panicked the whole program. Every value that
+// is not a container is refused before the memo is consulted.
+func TestConverterRefusesUnhashable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    any
+	}{
+		{"bytes", []byte("x")},
+		{"bytes in a list", &types.List{[]byte("x")}},
+		{"bytearray", types.NewByteArray()},
+	} {
+		for _, memo := range []bool{false, true} {
+			c := converter{budget: 100}
+			if memo {
+				c = converter{budget: -1, seen: map[any]any{}}
+			}
+			if _, err := c.value(tc.v, 0); err == nil || !strings.Contains(err.Error(), "unsupported Python value") {
+				t.Errorf("%s (memo %v): error %v", tc.name, memo, err)
+			}
+		}
+	}
+}
