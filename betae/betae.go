@@ -8,7 +8,6 @@
 package betae
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -42,15 +41,7 @@ type Config struct {
 
 // Validate reports every invalid field.
 func (c Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"entities", c.Entities}, {"relations", c.Relations}, {"dim", c.Dim}, {"hidden", c.Hidden}, {"layers", c.Layers}} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("betae: %s must be positive, got %d", f.name, f.v))
-		}
-	}
+	errs := baseline.Positive("betae", []string{"entities", "relations", "dim", "hidden", "layers"}, c.Entities, c.Relations, c.Dim, c.Hidden, c.Layers)
 	if !(c.Gamma > 0) {
 		errs = append(errs, fmt.Errorf("betae: gamma must be positive, got %g", c.Gamma))
 	}
@@ -122,16 +113,7 @@ func (m *Model) Config() Config { return m.net.cfg }
 // Embed returns the query's Beta parameters, one row per DNF branch, under
 // the keys "alpha" and "beta".
 func (m *Model) Embed(q query.Node) (map[string][][]float64, error) {
-	bs, err := m.Model.Embed(q)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][][]float64{}
-	for _, b := range bs {
-		out["alpha"] = append(out["alpha"], b[0])
-		out["beta"] = append(out["beta"], b[1])
-	}
-	return out, nil
+	return m.EmbedMap(q, "alpha", "beta")
 }
 
 func (n *Net) Kind() string   { return "betae" }
@@ -232,21 +214,7 @@ func (n *Net) Uncertainty(t *ad.Tape, q baseline.Emb) (float64, bool) {
 }
 
 // Kind is BetaE's registry entry.
-var Kind = qe.Kind{
+var Kind = baseline.NewKind(qe.Kind{
 	Name: "betae", Title: "BetaE", Negation: true, Uncertainty: "differential entropy",
 	Structures: []string{"1p", "2p", "3p", "2i", "3i", "2in", "3in", "inp", "pin", "pni"},
-	Preset: func(dataset string) ([]byte, error) {
-		c, err := Preset(dataset)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(c)
-	},
-	New: func(config []byte, seed uint64) (qe.Model, error) {
-		var c Config
-		if err := json.Unmarshal(config, &c); err != nil {
-			return nil, fmt.Errorf("betae configuration: %v", err)
-		}
-		return New(c, rand.New(rand.NewPCG(seed, 0x9e)))
-	},
-}
+}, Preset, New)

@@ -6,7 +6,6 @@
 package gqe
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -28,15 +27,7 @@ type Config struct {
 
 // Validate reports every invalid field.
 func (c Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"entities", c.Entities}, {"relations", c.Relations}, {"dim", c.Dim}} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("gqe: %s must be positive, got %d", f.name, f.v))
-		}
-	}
+	errs := baseline.Positive("gqe", []string{"entities", "relations", "dim"}, c.Entities, c.Relations, c.Dim)
 	if !(c.Gamma > 0) {
 		errs = append(errs, fmt.Errorf("gqe: gamma must be positive, got %g", c.Gamma))
 	}
@@ -92,15 +83,7 @@ func (m *Model) Config() Config { return m.net.cfg }
 // Embed returns the query's point, one row per DNF branch, under the key
 // "center" as the reference vectors name it.
 func (m *Model) Embed(q query.Node) (map[string][][]float64, error) {
-	bs, err := m.Model.Embed(q)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][][]float64{}
-	for _, b := range bs {
-		out["center"] = append(out["center"], b[0])
-	}
-	return out, nil
+	return m.EmbedMap(q, "center")
 }
 
 func (n *Net) Kind() string   { return "gqe" }
@@ -146,21 +129,7 @@ func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
 func (n *Net) Uncertainty(*ad.Tape, baseline.Emb) (float64, bool) { return 0, false }
 
 // Kind is GQE's registry entry.
-var Kind = qe.Kind{
+var Kind = baseline.NewKind(qe.Kind{
 	Name: "gqe", Title: "GQE", Negation: false,
 	Structures: []string{"1p", "2p", "3p", "2i", "3i"},
-	Preset: func(dataset string) ([]byte, error) {
-		c, err := Preset(dataset)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(c)
-	},
-	New: func(config []byte, seed uint64) (qe.Model, error) {
-		var c Config
-		if err := json.Unmarshal(config, &c); err != nil {
-			return nil, fmt.Errorf("gqe configuration: %v", err)
-		}
-		return New(c, rand.New(rand.NewPCG(seed, 0x9e)))
-	},
-}
+}, Preset, New)

@@ -7,7 +7,6 @@
 package q2b
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -31,15 +30,7 @@ type Config struct {
 
 // Validate reports every invalid field.
 func (c Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"entities", c.Entities}, {"relations", c.Relations}, {"dim", c.Dim}} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("q2b: %s must be positive, got %d", f.name, f.v))
-		}
-	}
+	errs := baseline.Positive("q2b", []string{"entities", "relations", "dim"}, c.Entities, c.Relations, c.Dim)
 	if !(c.Gamma > 0) {
 		errs = append(errs, fmt.Errorf("q2b: gamma must be positive, got %g", c.Gamma))
 	}
@@ -103,16 +94,7 @@ func (m *Model) Config() Config { return m.net.cfg }
 // Embed returns the query's box, one row per DNF branch, under the keys
 // "center" and "offset" as the reference vectors name them.
 func (m *Model) Embed(q query.Node) (map[string][][]float64, error) {
-	bs, err := m.Model.Embed(q)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][][]float64{}
-	for _, b := range bs {
-		out["center"] = append(out["center"], b[0])
-		out["offset"] = append(out["offset"], b[1])
-	}
-	return out, nil
+	return m.EmbedMap(q, "center", "offset")
 }
 
 func (n *Net) Kind() string   { return "q2b" }
@@ -176,21 +158,7 @@ func (n *Net) Uncertainty(t *ad.Tape, q baseline.Emb) (float64, bool) {
 }
 
 // Kind is Query2Box's registry entry.
-var Kind = qe.Kind{
+var Kind = baseline.NewKind(qe.Kind{
 	Name: "q2b", Title: "Query2Box", Negation: false, Uncertainty: "box size",
 	Structures: []string{"1p", "2p", "3p", "2i", "3i"},
-	Preset: func(dataset string) ([]byte, error) {
-		c, err := Preset(dataset)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(c)
-	},
-	New: func(config []byte, seed uint64) (qe.Model, error) {
-		var c Config
-		if err := json.Unmarshal(config, &c); err != nil {
-			return nil, fmt.Errorf("q2b configuration: %v", err)
-		}
-		return New(c, rand.New(rand.NewPCG(seed, 0x9e)))
-	},
-}
+}, Preset, New)

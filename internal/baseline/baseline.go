@@ -351,3 +351,20 @@ func (m Model) Uncertainty(q query.Node) (float64, bool) {
 	}
 	return m.Net.Uncertainty(t, bs[0])
 }
+
+// EmbedMap returns the values of q's embedding by the reference vectors'
+// names of the model's vectors (keys, in the order Net.Embed records them),
+// one row per DNF branch.
+func (m Model) EmbedMap(q query.Node, keys ...string) (map[string][][]float64, error) {
+	bs, err := m.Embed(q)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][][]float64{}
+	for _, b := range bs {
+		for i, k := range keys {
+			out[k] = append(out[k], b[i])
+		}
+	}
+	return out, nil
+}
