@@ -2,6 +2,7 @@ package gamma
 
 import (
 	"fmt"
+	"github.com/gammae/gammae/qe"
 	"math"
 	"math/rand/v2"
 )
@@ -136,13 +137,13 @@ func (t *trainState[T]) rowLoss(r int) {
 	l := t.logits[r*t.cols : (r+1)*t.cols]
 	dl := t.dlogits[r*t.cols : (r+1)*t.cols]
 	x := float64(l[0])
-	t.pos[r] = wr * logSigmoid(x)
-	dl[0] = T(-0.5 * wr * sigmoid(-x))
+	t.pos[r] = wr * qe.LogSigmoid(x)
+	dl[0] = T(-0.5 * wr * qe.Sigmoid(-x))
 	mean := 0.0
 	for j := 1; j <= n; j++ {
 		x := float64(l[j])
-		mean += logSigmoid(-x)
-		dl[j] = T(0.5 * wr / float64(n) * sigmoid(x))
+		mean += qe.LogSigmoid(-x)
+		dl[j] = T(0.5 * wr / float64(n) * qe.Sigmoid(x))
 	}
 	t.neg[r] = wr * mean / float64(n)
 }
@@ -156,22 +157,6 @@ func (t *trainState[T]) loss() Loss {
 	}
 	t.pending = true
 	return Loss{Loss: (pos + neg) / 2, Positive: pos, Negative: neg}
-}
-
-// logSigmoid is ln σ(x) without overflow.
-func logSigmoid(x float64) float64 {
-	if x >= 0 {
-		return -math.Log1p(math.Exp(-x))
-	}
-	return x - math.Log1p(math.Exp(x))
-}
-
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
 }
 
 // Backward accumulates into the model's gradients the gradient of the loss

@@ -147,3 +147,9 @@ func sumRowsRef[T Float](dst, x []T, rows, cols int) {
 		dst[j] = s
 	}
 }
+
+// Digamma64 is ψ(x) in float64, the reference of the vector kernels.
+func Digamma64(x float64) float64 { return digammaRef64(x) }
+
+// Trigamma64 is ψ'(x) in float64, the reference of the vector kernels.
+func Trigamma64(x float64) float64 { return trigammaRef64(x) }
