@@ -185,18 +185,7 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 // lnΓ(αq)+lnΓ(βq)+lnΓ(αp+βp) − lnΓ(αp)−lnΓ(βp)−lnΓ(αq+βq)
 // + (αp−αq)ψ(αp) + (βp−βq)ψ(βp) + (αq+βq−αp−βp)ψ(αp+βp).
 func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	d := n.cfg.Dim
-	x := n.entity2(t, e)
-	ap, bp := t.Slice(x, 0, d), t.Slice(x, d, 2*d)
-	aq, bq := q[0], q[1]
-	sp, sq := t.Add(ap, bp), t.Add(aq, bq)
-	t1 := t.Add(t.Add(t.Lgamma(aq), t.Lgamma(bq)), t.Lgamma(sp))
-	t2 := t.Add(t.Add(t.Lgamma(ap), t.Lgamma(bp)), t.Lgamma(sq))
-	t3 := t.Mul(t.Sub(ap, aq), t.Digammas(ap))
-	t4 := t.Mul(t.Sub(bp, bq), t.Digammas(bp))
-	t5 := t.Mul(t.Sub(sq, sp), t.Digammas(sp))
-	kl := t.Add(t.Add(t.Add(t.Sub(t1, t2), t3), t4), t5)
-	return t.Affine(t.Sum(t.Abs(kl)), -1, n.cfg.Gamma)
+	return t.Affine(t.BetaKLDist(n.entity, int(e), q[0], q[1], regLo, regHi), -1, n.cfg.Gamma)
 }
 
 // Uncertainty is the differential entropy of the Beta embedding, summed

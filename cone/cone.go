@@ -271,24 +271,7 @@ func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
 
 // Logit records γ − (‖d_out‖₁ + λ‖d_in‖₁)·modulus (cal_logit_cone).
 func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	ent := n.axis(t, t.Row(n.entity, int(e)))
-	axis, arg := q[0], q[1]
-	halfSin := func(v ad.V) ad.V { return t.Abs(t.Sin(t.Affine(v, 0.5, 0))) }
-	d1 := t.Sub(ent, t.Sub(axis, arg))
-	d2 := t.Sub(ent, t.Add(axis, arg))
-	toAxis := halfSin(t.Sub(ent, axis))
-	base := halfSin(arg)
-	// Inside the cone the outer distance is 0 (no gradient).
-	out := make([]float64, len(t.Val(toAxis)))
-	for i, v := range t.Val(toAxis) {
-		if !(v < t.Val(base)[i]) {
-			out[i] = 1
-		}
-	}
-	dOut := t.Mask(t.Min2(halfSin(d1), halfSin(d2)), out)
-	dIn := t.Min2(toAxis, base)
-	dist := t.Add(t.Sum(dOut), t.Affine(t.Sum(dIn), n.cfg.CenterReg, 0))
-	return t.Affine(t.ScaleBy(dist, t.Row(n.modulus, 0)), -1, n.cfg.Gamma)
+	return t.ConeDist(n.entity, int(e), q[0], q[1], n.modulus, n.rho, n.cfg.CenterReg, n.cfg.Gamma)
 }
 
 // Uncertainty is the cone size: the sum of the apertures.

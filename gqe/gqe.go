@@ -122,7 +122,7 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 
 // Logit records γ − ‖e − q‖₁.
 func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	return t.Affine(t.Sum(t.Abs(t.Sub(t.Row(n.entity, int(e)), q[0]))), -1, n.cfg.Gamma)
+	return t.Affine(t.L1Dist(n.entity, int(e), q[0]), -1, n.cfg.Gamma)
 }
 
 // Uncertainty: a point has no size.

@@ -142,10 +142,7 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 
 // Logit records γ − ‖relu(|e−c| − o)‖₁ − cen·‖min(|e−c|, o)‖₁.
 func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	delta := t.Abs(t.Sub(t.Row(n.entity, int(e)), q[0]))
-	out := t.Sum(t.ReLU(t.Sub(delta, q[1])))
-	in := t.Sum(t.Min2(delta, q[1]))
-	return t.Sub(t.Affine(out, -1, n.cfg.Gamma), t.Affine(in, n.cfg.CenterReg, 0))
+	return t.Affine(t.BoxDist(n.entity, int(e), q[0], q[1], n.cfg.CenterReg), -1, n.cfg.Gamma)
 }
 
 // Uncertainty is the box size: the sum of its offsets.
