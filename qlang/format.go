@@ -155,10 +155,15 @@ func (r *DictResolver) FormatTree(q query.Node) string {
 	return b.String()
 }
 
-// tree writes q's line after first, and its children's lines after rest.
-func (f formatter) tree(b *strings.Builder, q query.Node, ents, rels *kg.Dict, first, rest string) {
-	b.WriteString(first)
-	var kids []query.Node
+// FormatNode returns q's own line of FormatTree (without its children).
+func (r *DictResolver) FormatNode(q query.Node) string {
+	var b strings.Builder
+	r.formatter().line(&b, q, r.Entities, r.Relations)
+	return b.String()
+}
+
+// line writes q's own line of the tree and returns its children.
+func (f formatter) line(b *strings.Builder, q query.Node, ents, rels *kg.Dict) []query.Node {
 	switch v := q.(type) {
 	case query.Anchor:
 		b.WriteString(f.ent(v.Entity))
@@ -167,19 +172,26 @@ func (f formatter) tree(b *strings.Builder, q query.Node, ents, rels *kg.Dict, f
 		b.WriteString("project ")
 		b.WriteString(f.rel(v.Relation))
 		b.WriteString(idNote(rels, v.Relation))
-		kids = []query.Node{v.Arg}
+		return []query.Node{v.Arg}
 	case query.Negation:
 		b.WriteString("not")
-		kids = []query.Node{v.Arg}
+		return []query.Node{v.Arg}
 	case query.Intersection:
 		b.WriteString("intersection")
-		kids = v.Args
+		return v.Args
 	case query.Union:
 		b.WriteString("union")
-		kids = v.Args
+		return v.Args
 	default:
 		fmt.Fprintf(b, "<invalid node %T>", q)
 	}
+	return nil
+}
+
+// tree writes q's line after first, and its children's lines after rest.
+func (f formatter) tree(b *strings.Builder, q query.Node, ents, rels *kg.Dict, first, rest string) {
+	b.WriteString(first)
+	kids := f.line(b, q, ents, rels)
 	b.WriteByte('\n')
 	for i, k := range kids {
 		if i == len(kids)-1 {

@@ -17,6 +17,8 @@ import (
 type queryRequest struct {
 	Query string `json:"query"`
 	K     *int   `json:"k"` // nil: Options.DefaultK
+	// Explain also answers every node of the query tree (Result.Nodes).
+	Explain bool `json:"explain"`
 }
 
 // batchRequest is the body of POST /v1/batch.
@@ -73,6 +75,15 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	res, err := s.answer(r.Context(), req.Query, k)
 	if err != nil {
 		return err
+	}
+	if req.Explain {
+		ex, ok := s.engine.(Explainer)
+		if !ok {
+			return errorf(http.StatusBadRequest, "this server's engine cannot explain queries")
+		}
+		if res.Nodes, err = ex.ExplainNodes(r.Context(), req.Query, k); err != nil {
+			return errorf(http.StatusBadRequest, "explain: %v", err)
+		}
 	}
 	annotate(r.Context(), slog.String("structure", res.Structure), slog.Int("answers", len(res.Answers)))
 	return writeJSON(w, http.StatusOK, res)

@@ -52,6 +52,27 @@ type Result struct {
 	// TookMS is the time spent answering, in milliseconds; the server fills
 	// it in when the engine leaves it zero.
 	TookMS float64 `json:"took_ms"`
+	// Nodes, when the request asked to explain, are the answers of every
+	// node of the query tree in its order (the lines of Explain).
+	Nodes []Node `json:"nodes,omitempty"`
+}
+
+// Node is one node of an explained query: its line of the tree and the
+// best answers of the query it heads ("the x with won(Oscar, x)"), each
+// marked observed or predicted; anchors have none.
+type Node struct {
+	Depth   int      `json:"depth"`
+	Node    string   `json:"node"`
+	Answers []Answer `json:"answers,omitempty"`
+	// ObservedAnswers counts the node's answers in the known graph.
+	ObservedAnswers  int     `json:"observed_answers"`
+	EstimatedAnswers float64 `json:"estimated_answers"`
+	Error            string  `json:"error,omitempty"`
+}
+
+// Explainer is an Engine that can answer every node of a query.
+type Explainer interface {
+	ExplainNodes(ctx context.Context, query string, k int) ([]Node, error)
 }
 
 // Answer is one ranked candidate entity.

@@ -161,7 +161,7 @@ func runDemo(ctx context.Context, e *env, o *demoOptions) error {
 		}
 		say("\n%s\n  %s", q.ask, q.query)
 		p.printed = 0 // no extra blank line before the table
-		p.printTable(r)
+		p.printTable(r, nil)
 	}
 	self := selfCommand()
 	say("\nNext: ask your own questions of this model:\n  %s query --model %s '?y : causes(virus, ?y) & !causes(bacterium, ?y)'\n  %s serve --model %s", self, runDir, self, runDir)

@@ -237,6 +237,14 @@ func (p *queryPrinter) answer(ctx context.Context, eng *answer.Engine, lines []q
 	for j, i := range index {
 		results[i], errs[i] = rs[j], es[j]
 	}
+	nodes := make([][]answer.NodeAnswer, len(lines))
+	if p.o.explain {
+		for j, i := range index {
+			if errs[i] == nil {
+				nodes[i], errs[i] = eng.Explain(ctx, parsed[j], min(p.o.k, explainTop))
+			}
+		}
+	}
 	for i, l := range lines {
 		p.total++
 		if errs[i] != nil {
@@ -245,23 +253,27 @@ func (p *queryPrinter) answer(ctx context.Context, eng *answer.Engine, lines []q
 			continue
 		}
 		if p.o.json {
-			p.printJSON(l, results[i], nil)
+			p.printJSON(l, results[i], nodes[i], nil)
 		} else {
-			p.printTable(results[i])
+			p.printTable(results[i], nodes[i])
 		}
 	}
 }
+
+// explainTop is the number of answers --explain shows per node.
+const explainTop = 5
 
 // queryJSON is one line of --json output.
 type queryJSON struct {
 	Input string `json:"input"`
 	Line  int    `json:"line,omitempty"` // input line, in batch mode
 	*answer.Result
-	Error *serve.ErrorBody `json:"error,omitempty"`
+	Nodes []answer.NodeAnswer `json:"nodes,omitempty"` // --explain: every node's answers
+	Error *serve.ErrorBody    `json:"error,omitempty"`
 }
 
-func (p *queryPrinter) printJSON(l queryLine, r *answer.Result, qerr error) {
-	v := queryJSON{Input: l.text, Result: r}
+func (p *queryPrinter) printJSON(l queryLine, r *answer.Result, nodes []answer.NodeAnswer, qerr error) {
+	v := queryJSON{Input: l.text, Result: r, Nodes: nodes}
 	if p.src.lines != nil {
 		v.Line = l.line
 	}
@@ -284,7 +296,7 @@ func (p *queryPrinter) printJSON(l queryLine, r *answer.Result, qerr error) {
 // error object on stdout.
 func (p *queryPrinter) printError(l queryLine, err error) {
 	if p.o.json {
-		p.printJSON(l, nil, err)
+		p.printJSON(l, nil, nil, err)
 	}
 	var list qlang.ErrorList
 	if !errors.As(err, &list) || len(list) == 0 {
@@ -328,7 +340,7 @@ func caretPad(text string, col int) string {
 }
 
 // printTable writes one result as a header and a table of answers.
-func (p *queryPrinter) printTable(r *answer.Result) {
+func (p *queryPrinter) printTable(r *answer.Result, nodes []answer.NodeAnswer) {
 	w := p.out
 	if p.printed > 0 {
 		fmt.Fprintln(w)
@@ -338,9 +350,15 @@ func (p *queryPrinter) printTable(r *answer.Result) {
 	fmt.Fprintf(w, "structure: %s   entropy: %.4g   estimated answers: %s   observed answers: %d   (%.1f ms)\n",
 		r.Structure, r.Entropy, formatCount(r.EstimatedAnswers), r.ObservedAnswers, r.TookMS)
 	if p.o.explain {
-		fmt.Fprintln(w, "parsed:")
-		for _, line := range strings.Split(strings.TrimRight(r.Explain, "\n"), "\n") {
+		fmt.Fprintln(w, "parsed, with what the model believes of every node (* observed in the graph):")
+		lines := strings.Split(strings.TrimRight(r.Explain, "\n"), "\n")
+		for i, line := range lines {
 			fmt.Fprintf(w, "  %s\n", line)
+			if i < len(nodes) && i > 0 {
+				if s := nodeSummary(nodes[i]); s != "" {
+					fmt.Fprintf(w, "  %s%s\n", treeIndent(line), s)
+				}
+			}
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -357,6 +375,46 @@ func (p *queryPrinter) printTable(r *answer.Result) {
 		fmt.Fprintf(tw, "%4d\t%s\t#%d\t%9.4f\t%s\n", a.Rank, name, a.ID, a.Score, status)
 	}
 	tw.Flush()
+}
+
+// nodeSummary is one node's best answers on a line, observed ones starred.
+func nodeSummary(n answer.NodeAnswer) string {
+	switch {
+	case n.Error != "":
+		return "(" + n.Error + ")"
+	case n.Result == nil:
+		return ""
+	}
+	var parts []string
+	for _, a := range n.Result.Answers {
+		name := a.Name
+		if a.Label != "" {
+			name = a.Label
+		}
+		if a.Observed {
+			name += "*"
+		}
+		parts = append(parts, name)
+	}
+	return fmt.Sprintf("→ %s   (%d observed, ~%s estimated)", strings.Join(parts, ", "), n.Result.ObservedAnswers, formatCount(n.Result.EstimatedAnswers))
+}
+
+// treeIndent is the continuation of a tree line's prefix for a line under
+// it: the branch characters become "│" or blanks.
+func treeIndent(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		switch r {
+		case '├', '│':
+			b.WriteString("│")
+		case '└', '─', ' ':
+			b.WriteRune(' ')
+		default:
+			b.WriteString("    ")
+			return b.String()
+		}
+	}
+	return b.String()
 }
 
 // formatCount writes an estimated count with sensible precision.
