@@ -139,6 +139,27 @@ func TestPage(t *testing.T) {
 		if estimated != "6" {
 			t.Errorf("estimated answers shown = %q, want 6", estimated)
 		}
+		// The query tree: nested nodes, closed; opening the inner one shows
+		// its answers with their badges.
+		var tree struct {
+			Nodes, Nested, Open, Visible int
+			First                        string
+		}
+		treeJS := `({Nodes: document.querySelectorAll("#r-tree li.node").length,
+			Nested: document.querySelectorAll("#r-tree li.node li.node li.node").length,
+			Open: document.querySelectorAll("#r-tree details[open]").length,
+			Visible: Array.from(document.querySelectorAll("#r-tree .node-answers li")).filter(li => li.checkVisibility()).length,
+			First: (document.querySelector("#r-tree li.node li.node .node-answers .badge") || {}).textContent || ""})`
+		b.eval(treeJS, &tree)
+		if tree.Nodes != 3 || tree.Nested != 1 || tree.Open != 0 || tree.Visible != 0 {
+			t.Errorf("tree before opening: %+v, want 3 nested nodes, none open", tree)
+		}
+		b.click("#r-tree li.node li.node > details > summary")
+		b.waitFor("opened node", `document.querySelectorAll("#r-tree details[open]").length === 1`)
+		b.eval(treeJS, &tree)
+		if tree.Visible != 10 || tree.First != "observed" {
+			t.Errorf("tree after opening the inner node: %+v, want its 10 answers shown, the first observed", tree)
+		}
 		shot(t, b, "results")
 	})
 

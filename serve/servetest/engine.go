@@ -397,3 +397,26 @@ func (p *parser) unary() (*node, error) {
 }
 
 func isName(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+var _ serve.Explainer = (*Engine)(nil)
+
+// ExplainNodes answers a fixed three-level tree for any query: the query
+// itself, the same query again as its one operand, and an anchor, so that
+// a client's tree drawing can be tested.
+func (e *Engine) ExplainNodes(ctx context.Context, query string, k int) ([]serve.Node, error) {
+	r, err := e.Answer(ctx, query, k)
+	if err != nil {
+		return nil, err
+	}
+	observed := 0
+	for _, a := range r.Answers {
+		if a.Observed {
+			observed++
+		}
+	}
+	n := serve.Node{Answers: r.Answers, ObservedAnswers: observed, EstimatedAnswers: r.EstimatedAnswers}
+	root, inner := n, n
+	root.Depth, root.Node = 0, "intersection"
+	inner.Depth, inner.Node = 1, "project "+r.Structure
+	return []serve.Node{root, inner, {Depth: 2, Node: "anchor"}}, nil
+}

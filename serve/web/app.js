@@ -87,7 +87,7 @@
       const res = await api("/v1/query", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ query, k }),
+        body: JSON.stringify({ query, k, explain: true }),
         signal: ctl.signal,
       });
       if (ctl !== running) return;
@@ -116,6 +116,7 @@
     $("r-observed").textContent = observed + " / " + res.answers.length;
     $("r-took").textContent = fmtNum(res.took_ms) + " ms";
     $("r-explain").textContent = res.explain || "—";
+    showTree(res.nodes || []);
     $("r-query").textContent = res.query || "";
 
     const scores = res.answers.map((a) => a.score);
@@ -144,6 +145,43 @@
     }
     $("result").hidden = false;
     document.body.dataset.state = "done";
+  }
+
+  // showTree draws the query tree from its nodes in pre-order (depth
+  // first): every node but an anchor opens to its own best answers.
+  function showTree(nodes) {
+    const root = $("r-tree");
+    root.replaceChildren();
+    const stack = [root];
+    for (const n of nodes) {
+      stack.length = n.depth + 1;
+      const parent = stack[n.depth] || root;
+      const li = el("li", { class: "node", "data-depth": n.depth });
+      if (n.answers || n.error) {
+        const observed = n.observed_answers;
+        const details = el("details", {},
+          el("summary", {}, el("span", { class: "node-text", text: n.node }),
+            el("span", { class: "node-meta", text: n.error ? "cannot answer" : observed + " observed · ~" + fmtNum(n.estimated_answers) + " estimated" })));
+        const list = el("ol", { class: "node-answers" });
+        if (n.error) {
+          list.append(el("li", { class: "empty", text: n.error }));
+        }
+        for (const a of n.answers || []) {
+          const kind = a.observed ? "observed" : "predicted";
+          list.append(el("li", { "data-id": a.id },
+            el("span", { class: "ent-label", text: a.label || a.name }), " ",
+            el("span", { class: "badge " + kind, text: kind })));
+        }
+        details.append(list);
+        li.append(details);
+      } else {
+        li.append(el("span", { class: "node-text anchor", text: n.node }));
+      }
+      const kids = el("ul");
+      li.append(kids);
+      parent.append(li);
+      stack[n.depth + 1] = kids;
+    }
   }
 
   function showError(err, query) {
