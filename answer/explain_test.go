@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -80,5 +81,55 @@ func TestExplainHTTP(t *testing.T) {
 	deep = strings.TrimPrefix(deep, "?y : ")
 	if code, body := post(`{"query": "` + deep + `", "explain": true}`); code != 400 || !strings.Contains(body, "at most 64") {
 		t.Errorf("a 71-node query explained: %d %s", code, body)
+	}
+}
+
+// A predicted answer of a chain gets a path through the variable's
+// candidates with exactly one edge missing from the graph, named; an
+// answer the graph already entails, or one two edges away, gets none.
+func TestWhyPredicted(t *testing.T) {
+	e := tinyEngine(t, gamma.UnionMoment)
+	q, err := e.Parse("?y : exists x . knows(ann, x) & lives(x, ?y)") // ann knows bob, cat
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(name string) int32 {
+		for i, n := range e.kg.Entities.Names {
+			if n == name {
+				return int32(i)
+			}
+		}
+		t.Fatalf("no entity %s", name)
+		return -1
+	}
+	rel := func(name string) int32 {
+		for i, n := range e.kg.Relations.Names {
+			if n == name || n == "+"+name {
+				return int32(i)
+			}
+		}
+		t.Fatalf("no relation %s", name)
+		return -1
+	}
+	knows, lives := rel("knows"), rel("lives")
+	cands := [][]int32{{id("dan"), id("bob")}} // dan: ann does not know dan
+	for _, tc := range []struct {
+		y    string
+		want []Hop // nil for no reason
+	}{
+		{"oslo", []Hop{{id("ann"), knows, id("dan"), false}, {id("dan"), lives, id("oslo"), true}}},
+		{"lima", []Hop{{id("ann"), knows, id("bob"), true}, {id("bob"), lives, id("lima"), false}}},
+		{"rome", nil}, // bob lives in rome: that path has no missing edge, dan's two
+	} {
+		why, ok := e.WhyPredicted(q, id(tc.y), cands)
+		if ok != (tc.want != nil) || (ok && fmt.Sprint(why.Path) != fmt.Sprint(tc.want)) {
+			t.Errorf("why %s: %v %+v, want %+v", tc.y, ok, why.Path, tc.want)
+		}
+		if ok && !strings.Contains(e.FormatWhy(why), "is not in the graph") {
+			t.Errorf("why %s: %q", tc.y, e.FormatWhy(why))
+		}
+	}
+	if _, ok := e.WhyPredicted(query.Intersection{Args: []query.Node{q, q}}, 0, cands); ok {
+		t.Error("a reason for a query that is no chain")
 	}
 }

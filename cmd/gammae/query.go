@@ -160,7 +160,7 @@ func runQueries(ctx context.Context, e *env, eng *answer.Engine, src *source, o 
 	}
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
-	p := &queryPrinter{e: e, out: out, o: o, src: src, resolver: eng.Resolver()}
+	p := &queryPrinter{e: e, out: out, o: o, src: src, resolver: eng.Resolver(), eng: eng}
 
 	if src.lines == nil {
 		p.answer(ctx, eng, []queryLine{{1, src.single}})
@@ -211,6 +211,7 @@ type queryPrinter struct {
 	o             queryOptions
 	src           *source
 	resolver      *qlang.DictResolver
+	eng           *answer.Engine // for --explain's reasons
 	total, failed int
 	printed       int // tables printed, for blank lines between them
 }
@@ -361,6 +362,7 @@ func (p *queryPrinter) printTable(r *answer.Result, nodes []answer.NodeAnswer) {
 			}
 		}
 	}
+	defer p.printWhy(r, nodes)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rank\tentity\tid\t    score\tstatus")
 	for _, a := range r.Answers {
@@ -375,6 +377,37 @@ func (p *queryPrinter) printTable(r *answer.Result, nodes []answer.NodeAnswer) {
 		fmt.Fprintf(tw, "%4d\t%s\t#%d\t%9.4f\t%s\n", a.Rank, name, a.ID, a.Score, status)
 	}
 	tw.Flush()
+}
+
+// printWhy gives, under --explain, for the first predicted answers of a
+// chain query, a path through the variables' candidates on which one edge
+// is missing from the graph: the link the model predicts.
+func (p *queryPrinter) printWhy(r *answer.Result, nodes []answer.NodeAnswer) {
+	if len(nodes) < 2 || p.eng == nil {
+		return
+	}
+	n := len(nodes) - 1 // relations of a chain; nodes[n] is the anchor
+	cands := make([][]int32, n-1)
+	for j := range cands {
+		if res := nodes[n-1-j].Result; res != nil {
+			for _, a := range res.Answers {
+				cands[j] = append(cands[j], a.ID)
+			}
+		}
+	}
+	shown := 0
+	for _, a := range r.Answers {
+		if a.Observed || shown == 3 {
+			continue
+		}
+		if why, ok := p.eng.WhyPredicted(nodes[0].Query, a.ID, cands); ok {
+			if shown == 0 {
+				fmt.Fprintln(p.out, "why the first predicted answers:")
+			}
+			fmt.Fprintf(p.out, "  %s: %s\n", a.Name, p.eng.FormatWhy(why))
+			shown++
+		}
+	}
 }
 
 // nodeSummary is one node's best answers on a line, observed ones starred.
