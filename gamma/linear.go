@@ -122,13 +122,12 @@ type packKey struct {
 // Training packs each weight block it multiplies by once per step, Wᵀ for
 // the forward products and W for the input gradients (trainPacked), into
 // storage kept from step to step. A block serves every level of the
-// batch's projections (three for 3p) and both passes, where each product
-// used to pack its own copy: that packing was a tenth of the products'
-// time, and two fifths for the few rows of a deep level. Measured with
-// iterations alternated within one run: 2–5 % faster at d=400 and 4 % at
-// d=800. The products give the same bits as packing per call, except those
-// of 2–16 rows, which now take the blocked kernel's bits rather than the
-// small path's (deterministic either way).
+// batch's projections (three for 3p) and both passes: packing per product
+// would cost a tenth of the products' time, and two fifths for the few
+// rows of a deep level (2–5 % of an iteration at d=400, 4 % at d=800,
+// iterations alternated within one run). Products of 2–16 rows take the
+// blocked kernel's bits rather than the small path's (deterministic
+// either way).
 const packMinRows, packMaxRows = 2, 16
 
 // prod says how a pass runs its weight products: a set of flags, none for
@@ -165,11 +164,10 @@ func inferProd(train bool) prod {
 // core: a hand-off would cost more than the product. Larger ones offer
 // their products to every core, so the core whose net finishes first —
 // the nets are equal, but a core shared with other work is not — helps
-// with the other's products instead of waiting for it. Measured with
-// iterations alternated within one run, on this shared 2-core machine: at
-// d=800 12–14 % faster than before (serial products side by side, the
-// nets of 512 rows and more one after the other on all cores) while the
-// machine was busy, 1–2 % when it was quiet; at d=400 within the noise.
+// with the other's products instead of waiting for it: at d=800 12–14 %
+// faster than serial products side by side on a busy 2-core host (1–2 %
+// on a quiet one; within the noise at d=400), iterations alternated
+// within one run.
 func (m *Model[T]) sideBySide(pm prod, rows int, fa, fb func(prod)) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		fa(pm)
