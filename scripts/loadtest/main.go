@@ -74,6 +74,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	duration := fs.Duration("duration", 20*time.Second, "longest time per level")
 	warmup := fs.Int("warmup", 20, "requests sent before measuring")
 	timeout := fs.Duration("timeout", 30*time.Second, "timeout of one request")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: go run ./scripts/loadtest -query QUERY | -queries FILE [flags]
+
+Measures the latency of a running 'gammae serve' (loopback addresses only)
+at each concurrency level of -c and prints p50/p90/p99/max per level. Each
+level is bounded by -n requests and by -duration, whichever ends first.
+
+Example:
+  go run ./scripts/loadtest -url http://127.0.0.1:8080 -query '?y : causes(virus, ?y)' -c 1,8
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
