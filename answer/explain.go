@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gammae/gammae/qlang"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
 )
@@ -70,22 +71,67 @@ func (e *Engine) Explain(ctx context.Context, q query.Node, k int) ([]NodeAnswer
 
 var _ serve.Explainer = (*Engine)(nil)
 
-// ExplainNodes parses text and answers every node of it (serve.Explainer).
-func (e *Engine) ExplainNodes(ctx context.Context, text string, k int) ([]serve.Node, error) {
-	q, err := e.Parse(text)
+// VariableAnswer is an existential variable with its answers.
+type VariableAnswer struct {
+	Name   string     `json:"name"`
+	Query  query.Node `json:"-"`
+	Result *Result    `json:"result,omitempty"`
+	Error  string     `json:"error,omitempty"`
+}
+
+// ParseVariables parses a query and its existential variables (logic form).
+func (e *Engine) ParseVariables(text string) (query.Node, []qlang.Variable, error) {
+	q, vars, err := qlang.ParseVariables(text, e.resolver)
 	if err != nil {
-		return nil, err
+		_, perr := e.Parse(text) // the same error, with its position for clients
+		return nil, nil, perr
+	}
+	return q, vars, nil
+}
+
+// ExplainVariables answers every variable as the query of its values.
+func (e *Engine) ExplainVariables(ctx context.Context, vars []qlang.Variable, k int) []VariableAnswer {
+	qs := make([]query.Node, len(vars))
+	for i, v := range vars {
+		qs[i] = v.Tree
+	}
+	rs, errs := e.AnswerQueries(ctx, qs, k)
+	out := make([]VariableAnswer, len(vars))
+	for i, v := range vars {
+		out[i] = VariableAnswer{Name: v.Name, Query: v.Tree, Result: rs[i]}
+		if errs[i] != nil {
+			out[i].Error = errs[i].Error()
+		}
+	}
+	return out
+}
+
+// ExplainNodes parses text and answers every node and variable of it
+// (serve.Explainer).
+func (e *Engine) ExplainNodes(ctx context.Context, text string, k int) ([]serve.Node, []serve.Variable, error) {
+	q, vars, err := e.ParseVariables(text)
+	if err != nil {
+		return nil, nil, err
 	}
 	nodes, err := e.Explain(ctx, q, k)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]serve.Node, len(nodes))
 	for i, n := range nodes {
-		out[i] = serve.Node{Depth: n.Depth, Node: n.Node, Error: n.Error}
-		if r := n.Result; r != nil {
-			out[i].Answers, out[i].ObservedAnswers, out[i].EstimatedAnswers = r.Answers, r.ObservedAnswers, r.EstimatedAnswers
-		}
+		out[i] = serveNode(n.Depth, n.Node, n.Result, n.Error)
 	}
-	return out, nil
+	var sv []serve.Variable
+	for _, v := range e.ExplainVariables(ctx, vars, k) {
+		sv = append(sv, serve.Variable{Name: v.Name, Node: serveNode(0, e.resolver.Format(v.Query), v.Result, v.Error)})
+	}
+	return out, sv, nil
+}
+
+func serveNode(depth int, text string, r *Result, errText string) serve.Node {
+	n := serve.Node{Depth: depth, Node: text, Error: errText}
+	if r != nil {
+		n.Answers, n.ObservedAnswers, n.EstimatedAnswers = r.Answers, r.ObservedAnswers, r.EstimatedAnswers
+	}
+	return n
 }

@@ -77,6 +77,9 @@ func TestExplainHTTP(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &res); code != 200 || err != nil || len(res.Nodes) != 3 || res.Nodes[1].Node != "project knows  (#0 +knows)" || res.Nodes[1].ObservedAnswers != 2 || len(res.Nodes[1].Answers) != 2 {
 		t.Errorf("explain: %d %s (%v)", code, body, err)
 	}
+	if len(res.Variables) != 1 || res.Variables[0].Name != "x" || res.Variables[0].ObservedAnswers != 2 || len(res.Variables[0].Answers) != 2 {
+		t.Errorf("explain: variables %+v", res.Variables)
+	}
 	deep := "?y : " + strings.Repeat("p(", 70) + "ann" + strings.Repeat(", knows)", 70)
 	deep = strings.TrimPrefix(deep, "?y : ")
 	if code, body := post(`{"query": "` + deep + `", "explain": true}`); code != 400 || !strings.Contains(body, "at most 64") {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,6 +154,11 @@ func TestPage(t *testing.T) {
 		b.eval(treeJS, &tree)
 		if tree.Nodes != 3 || tree.Nested != 1 || tree.Open != 0 || tree.Visible != 0 {
 			t.Errorf("tree before opening: %+v, want 3 nested nodes, none open", tree)
+		}
+		var vars string
+		b.eval(`Array.from(document.querySelectorAll("#r-vars .node-text")).map(s => s.textContent).join("|")`, &vars)
+		if !strings.HasPrefix(vars, "x = ") {
+			t.Errorf("variables shown: %q, want x", vars)
 		}
 		b.click("#r-tree li.node li.node > details > summary")
 		b.waitFor("opened node", `document.querySelectorAll("#r-tree details[open]").length === 1`)

@@ -24,7 +24,18 @@ const (
 // first token: a variable (?y) starts the logic form, '(' a benchmark tuple,
 // p( i( u( n( the functional form. A non-nil error is an ErrorList.
 func Parse(src string, r Resolver) (q query.Node, err error) {
+	return parse(src, r, nil)
+}
+
+func parse(src string, r Resolver, vars *[]Variable) (q query.Node, err error) {
 	p := &parser{src: src, lex: lexer{src: src}, res: r}
+	if vars != nil {
+		defer func() {
+			if err == nil {
+				*vars = p.vars
+			}
+		}()
+	}
 	if r == nil {
 		p.errorAt(0, "no resolver for names")
 		return nil, p.errs
@@ -85,6 +96,25 @@ type parser struct {
 	// logic form
 	answer   string
 	declared map[string]int // variable → offset of its declaration
+	vars     []Variable     // the logic form's existential variables
+}
+
+// Variable is an existential variable of a logic-form query with the query
+// tree of its values: in ?y : exists x . won(Oscar, x) & field(x, ?y), x's
+// tree is p(Oscar, won), the subtree the answer's tree projects from.
+type Variable struct {
+	Name string // as written, e.g. "x" or "?x"
+	Tree query.Node
+}
+
+// ParseVariables is Parse, also returning the existential variables of a
+// logic-form query, innermost first (none for the other syntaxes).
+// A variable under a negation or a disjunction gets the tree of its own
+// branch.
+func ParseVariables(src string, r Resolver) (query.Node, []Variable, error) {
+	var vars []Variable
+	q, err := parse(src, r, &vars)
+	return q, vars, err
 }
 
 func (p *parser) result() error {

@@ -202,3 +202,28 @@ func TestMaxNodes(t *testing.T) {
 		}
 	}
 }
+
+func TestParseVariables(t *testing.T) {
+	r := testResolver()
+	for _, tc := range []struct {
+		src  string
+		want []string // variable: shape of its tree
+	}{
+		{"?y : exists x, z . won(Oscar, x) & nationality(x, z) & field(z, ?y)", []string{"x:(e,(r,))", "z:(e,(r,r))"}},
+		{"?y : field(Physics, ?y)", nil},
+		{"p(Oscar, won)", nil},
+		{"?y : exists x . !(won(Oscar, x) & nationality(x, ?y)) & field(Physics, ?y)", []string{"x:(e,(r,))"}},
+	} {
+		_, vars, err := ParseVariables(tc.src, r)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		var got []string
+		for _, v := range vars {
+			got = append(got, v.Name+":"+query.Shape(v.Tree))
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: variables %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}

@@ -338,6 +338,7 @@ func (b *builder) conjunction(conj []*formula, v int) query.Node {
 			b.unconstrained(g)
 		}
 		sub := b.conjunction(pending[c], c)
+		b.p.vars = append(b.p.vars, Variable{Name: b.names[c], Tree: sub})
 		if g.vars[0] == c { // rel(c, v)
 			args = append(args, query.Projection{Relation: g.rel, Arg: sub})
 		} else {

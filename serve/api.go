@@ -78,7 +78,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	}
 	// An engine that cannot explain answers without nodes.
 	if ex, ok := s.engine.(Explainer); ok && req.Explain {
-		if res.Nodes, err = ex.ExplainNodes(r.Context(), req.Query, k); err != nil {
+		if res.Nodes, res.Variables, err = ex.ExplainNodes(r.Context(), req.Query, k); err != nil {
 			return errorf(http.StatusBadRequest, "explain: %v", err)
 		}
 	}

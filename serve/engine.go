@@ -55,6 +55,9 @@ type Result struct {
 	// Nodes, when the request asked to explain, are the answers of every
 	// node of the query tree in its order (the lines of Explain).
 	Nodes []Node `json:"nodes,omitempty"`
+	// Variables are the answers of the query's existential variables, with
+	// their names as written (logic form only), when asked to explain.
+	Variables []Variable `json:"variables,omitempty"`
 }
 
 // Node is one node of an explained query: its line of the tree and the
@@ -70,9 +73,17 @@ type Node struct {
 	Error            string  `json:"error,omitempty"`
 }
 
-// Explainer is an Engine that can answer every node of a query.
+// Variable is an existential variable of a logic-form query ("x" in
+// exists x . …) with the best answers of its values.
+type Variable struct {
+	Name string `json:"name"` // as the query wrote it
+	Node        // Node is the tree of its values, one line
+}
+
+// Explainer is an Engine that can answer every node and every variable of
+// a query.
 type Explainer interface {
-	ExplainNodes(ctx context.Context, query string, k int) ([]Node, error)
+	ExplainNodes(ctx context.Context, query string, k int) ([]Node, []Variable, error)
 }
 
 // Answer is one ranked candidate entity.

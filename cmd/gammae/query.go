@@ -44,7 +44,8 @@ Query syntax:
 			mf.define(fs)
 			o := queryOptions{}
 			fs.IntVar(&o.k, "k", 10, "number of answers per query")
-			fs.BoolVar(&o.explain, "explain", false, "show the parsed query as a tree with names and ids")
+			fs.BoolVar(&o.explain, "explain", false, "show the query tree with every node's best answers, the existential variables' answers, and for a chain the missing link behind each predicted answer")
+			fs.StringVar(&o.variable, "variable", "", "list the answers of the existential variable `NAME` of a logic-form query (implies --explain)")
 			fs.StringVar(&o.file, "file", "", "read queries from `FILE`, one per line (- for stdin)")
 			fs.BoolVar(&o.json, "json", false, "write one JSON object per query (JSON lines) instead of tables")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -70,10 +71,11 @@ Query syntax:
 }
 
 type queryOptions struct {
-	k       int
-	explain bool
-	file    string
-	json    bool
+	k        int
+	explain  bool
+	variable string
+	file     string
+	json     bool
 }
 
 // parseInterspersed parses flags that follow positional arguments too, so
@@ -239,10 +241,17 @@ func (p *queryPrinter) answer(ctx context.Context, eng *answer.Engine, lines []q
 		results[i], errs[i] = rs[j], es[j]
 	}
 	nodes := make([][]answer.NodeAnswer, len(lines))
+	vars := make([][]answer.VariableAnswer, len(lines))
+	if p.o.variable != "" {
+		p.o.explain = true
+	}
 	if p.o.explain {
 		for j, i := range index {
 			if errs[i] == nil {
 				nodes[i], errs[i] = eng.Explain(ctx, parsed[j], min(p.o.k, explainTop))
+			}
+			if errs[i] == nil {
+				vars[i], errs[i] = p.variables(ctx, eng, lines[i].text)
 			}
 		}
 	}
@@ -254,10 +263,46 @@ func (p *queryPrinter) answer(ctx context.Context, eng *answer.Engine, lines []q
 			continue
 		}
 		if p.o.json {
-			p.printJSON(l, results[i], nodes[i], nil)
+			p.printJSON(l, results[i], nodes[i], vars[i], nil)
 		} else {
 			p.printTable(results[i], nodes[i])
+			p.printVariables(vars[i])
 		}
+	}
+}
+
+// variables answers the existential variables of a query, all of them or
+// the one --variable names (the whole top k for it).
+func (p *queryPrinter) variables(ctx context.Context, eng *answer.Engine, text string) ([]answer.VariableAnswer, error) {
+	_, vars, err := eng.ParseVariables(text)
+	if err != nil {
+		return nil, err
+	}
+	k := min(p.o.k, explainTop)
+	if name := p.o.variable; name != "" {
+		var names []string
+		for _, v := range vars {
+			if v.Name == name || strings.TrimPrefix(v.Name, "?") == strings.TrimPrefix(name, "?") {
+				return eng.ExplainVariables(ctx, []qlang.Variable{v}, p.o.k), nil
+			}
+			names = append(names, v.Name)
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("--variable %s: the query has no existential variables (they are named in the logic form: ?y : exists x . …)", name)
+		}
+		return nil, fmt.Errorf("--variable %s: no such variable in the query (it has %s)", name, strings.Join(names, ", "))
+	}
+	return eng.ExplainVariables(ctx, vars, k), nil
+}
+
+// printVariables writes the variables' answers under a result.
+func (p *queryPrinter) printVariables(vars []answer.VariableAnswer) {
+	if len(vars) == 0 {
+		return
+	}
+	fmt.Fprintln(p.out, "variables (* observed in the graph):")
+	for _, v := range vars {
+		fmt.Fprintf(p.out, "  %s %s\n", v.Name, nodeSummary(answer.NodeAnswer{Result: v.Result, Error: v.Error}))
 	}
 }
 
@@ -269,12 +314,13 @@ type queryJSON struct {
 	Input string `json:"input"`
 	Line  int    `json:"line,omitempty"` // input line, in batch mode
 	*answer.Result
-	Nodes []answer.NodeAnswer `json:"nodes,omitempty"` // --explain: every node's answers
-	Error *serve.ErrorBody    `json:"error,omitempty"`
+	Nodes     []answer.NodeAnswer     `json:"nodes,omitempty"`     // --explain: every node's answers
+	Variables []answer.VariableAnswer `json:"variables,omitempty"` // and every variable's
+	Error     *serve.ErrorBody        `json:"error,omitempty"`
 }
 
-func (p *queryPrinter) printJSON(l queryLine, r *answer.Result, nodes []answer.NodeAnswer, qerr error) {
-	v := queryJSON{Input: l.text, Result: r, Nodes: nodes}
+func (p *queryPrinter) printJSON(l queryLine, r *answer.Result, nodes []answer.NodeAnswer, vars []answer.VariableAnswer, qerr error) {
+	v := queryJSON{Input: l.text, Result: r, Nodes: nodes, Variables: vars}
 	if p.src.lines != nil {
 		v.Line = l.line
 	}
@@ -297,7 +343,7 @@ func (p *queryPrinter) printJSON(l queryLine, r *answer.Result, nodes []answer.N
 // error object on stdout.
 func (p *queryPrinter) printError(l queryLine, err error) {
 	if p.o.json {
-		p.printJSON(l, nil, nil, err)
+		p.printJSON(l, nil, nil, nil, err)
 	}
 	var list qlang.ErrorList
 	if !errors.As(err, &list) || len(list) == 0 {

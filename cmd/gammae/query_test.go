@@ -103,6 +103,18 @@ func TestQueryTable(t *testing.T) {
 		!strings.Contains(out, "(2 observed, ~") || len(answerRows(out)) != 2 || !strings.Contains(out, "structure: 2p") {
 		t.Errorf("--explain: exit %d\n%s%s", code, out, stderr)
 	}
+	if !strings.Contains(out, "variables (* observed in the graph):\n  ?x → ") {
+		t.Errorf("--explain shows no variables:\n%s", out)
+	}
+	// --variable names one; a name the query lacks is a clear error.
+	code, out, stderr = runIn(t, "", "query", "--model", run, "--variable", "x", "?y : knows(ann, ?x) & lives(?x, ?y)")
+	if code != 0 || !strings.Contains(out, "  ?x → ") {
+		t.Errorf("--variable x: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = runIn(t, "", "query", "--model", run, "--variable", "w", "?y : knows(ann, ?x) & lives(?x, ?y)")
+	if code != 1 || !strings.Contains(stderr, "--variable w: no such variable in the query (it has ?x)") {
+		t.Errorf("--variable w: exit %d\n%s%s", code, out, stderr)
+	}
 }
 
 func TestQueryNamesAndData(t *testing.T) {

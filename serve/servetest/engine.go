@@ -403,10 +403,10 @@ var _ serve.Explainer = (*Engine)(nil)
 // ExplainNodes answers a fixed three-level tree for any query: the query
 // itself, the same query again as its one operand, and an anchor, so that
 // a client's tree drawing can be tested.
-func (e *Engine) ExplainNodes(ctx context.Context, query string, k int) ([]serve.Node, error) {
+func (e *Engine) ExplainNodes(ctx context.Context, query string, k int) ([]serve.Node, []serve.Variable, error) {
 	r, err := e.Answer(ctx, query, k)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	observed := 0
 	for _, a := range r.Answers {
@@ -418,5 +418,5 @@ func (e *Engine) ExplainNodes(ctx context.Context, query string, k int) ([]serve
 	root, inner := n, n
 	root.Depth, root.Node = 0, "intersection"
 	inner.Depth, inner.Node = 1, "project "+r.Structure
-	return []serve.Node{root, inner, {Depth: 2, Node: "anchor"}}, nil
+	return []serve.Node{root, inner, {Depth: 2, Node: "anchor"}}, []serve.Variable{{Name: "x", Node: inner}}, nil
 }

@@ -117,6 +117,7 @@
     $("r-took").textContent = fmtNum(res.took_ms) + " ms";
     $("r-explain").textContent = res.explain || "—";
     showTree(res.nodes || []);
+    showVariables(res.variables || []);
     $("r-query").textContent = res.query || "";
 
     const scores = res.answers.map((a) => a.score);
@@ -147,6 +148,36 @@
     document.body.dataset.state = "done";
   }
 
+  // showVariables lists the query's existential variables, each opening to
+  // its best answers.
+  function showVariables(vars) {
+    const list = $("r-vars");
+    list.replaceChildren();
+    for (const v of vars) {
+      list.append(nodeItem(v.name + " = " + v.node, v));
+    }
+    $("r-vars-wrap").hidden = vars.length === 0;
+  }
+
+  // nodeItem is a list item that opens to a node's (or variable's) answers.
+  function nodeItem(text, n) {
+    const li = el("li", { class: "node" });
+    const details = el("details", {},
+      el("summary", {}, el("span", { class: "node-text", text }),
+        el("span", { class: "node-meta", text: n.error ? "cannot answer" : n.observed_answers + " observed · ~" + fmtNum(n.estimated_answers) + " estimated" })));
+    const list = el("ol", { class: "node-answers" });
+    if (n.error) list.append(el("li", { class: "empty", text: n.error }));
+    for (const a of n.answers || []) {
+      const kind = a.observed ? "observed" : "predicted";
+      list.append(el("li", { "data-id": a.id },
+        el("span", { class: "ent-label", text: a.label || a.name }), " ",
+        el("span", { class: "badge " + kind, text: kind })));
+    }
+    details.append(list);
+    li.append(details);
+    return li;
+  }
+
   // showTree draws the query tree from its nodes in pre-order (depth
   // first): every node but an anchor opens to its own best answers.
   function showTree(nodes) {
@@ -156,27 +187,13 @@
     for (const n of nodes) {
       stack.length = n.depth + 1;
       const parent = stack[n.depth] || root;
-      const li = el("li", { class: "node", "data-depth": n.depth });
+      let li;
       if (n.answers || n.error) {
-        const observed = n.observed_answers;
-        const details = el("details", {},
-          el("summary", {}, el("span", { class: "node-text", text: n.node }),
-            el("span", { class: "node-meta", text: n.error ? "cannot answer" : observed + " observed · ~" + fmtNum(n.estimated_answers) + " estimated" })));
-        const list = el("ol", { class: "node-answers" });
-        if (n.error) {
-          list.append(el("li", { class: "empty", text: n.error }));
-        }
-        for (const a of n.answers || []) {
-          const kind = a.observed ? "observed" : "predicted";
-          list.append(el("li", { "data-id": a.id },
-            el("span", { class: "ent-label", text: a.label || a.name }), " ",
-            el("span", { class: "badge " + kind, text: kind })));
-        }
-        details.append(list);
-        li.append(details);
+        li = nodeItem(n.node, n);
       } else {
-        li.append(el("span", { class: "node-text anchor", text: n.node }));
+        li = el("li", { class: "node" }, el("span", { class: "node-text anchor", text: n.node }));
       }
+      li.dataset.depth = n.depth;
       const kids = el("ul");
       li.append(kids);
       parent.append(li);
