@@ -21,7 +21,7 @@ func init() {
 		Summary: "Serve a trained model over HTTP: a JSON API (/v1/query, /v1/batch, /v1/entities, /v1/info) and a web page to try queries.",
 		Examples: `  gammae serve --model runs/fb237 --names ../shared/data/FB15k-237-names
   # then open http://127.0.0.1:8080/ or:
-  curl -s localhost:8080/v1/query -d '{"query": "p(\"Steven Spielberg\", -directed_by)", "k": 5}'
+  curl -s localhost:8080/v1/query -d '{"query": "p(\"Steven Spielberg\", director/film)", "k": 5}'
   gammae serve --model runs/nell/best.safetensors --data nell.gqd --addr 127.0.0.1:9000`,
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			var mf modelFlags
