@@ -131,7 +131,7 @@ func (e *Engine) ExplainNodes(ctx context.Context, text string, k int) ([]serve.
 func serveNode(depth int, text string, r *Result, errText string) serve.Node {
 	n := serve.Node{Depth: depth, Node: text, Error: errText}
 	if r != nil {
-		n.Answers, n.ObservedAnswers, n.EstimatedAnswers = r.Answers, r.ObservedAnswers, r.EstimatedAnswers
+		n.Answers, n.ObservedAnswers, n.EstimatedAnswers, n.Entropy = r.Answers, r.ObservedAnswers, r.EstimatedAnswers, r.Entropy
 	}
 	return n
 }

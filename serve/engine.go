@@ -70,7 +70,9 @@ type Node struct {
 	// ObservedAnswers counts the node's answers in the known graph.
 	ObservedAnswers  int     `json:"observed_answers"`
 	EstimatedAnswers float64 `json:"estimated_answers"`
-	Error            string  `json:"error,omitempty"`
+	// Entropy is the node's uncertainty (the model's measure, as Result's).
+	Entropy float64 `json:"entropy"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // Variable is an existential variable of a logic-form query ("x" in

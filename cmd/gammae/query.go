@@ -475,7 +475,7 @@ func nodeSummary(n answer.NodeAnswer) string {
 		}
 		parts = append(parts, name)
 	}
-	return fmt.Sprintf("→ %s   (%d observed, ~%s estimated)", strings.Join(parts, ", "), n.Result.ObservedAnswers, formatCount(n.Result.EstimatedAnswers))
+	return fmt.Sprintf("→ %s   (%d observed, ~%s estimated, entropy %.4g)", strings.Join(parts, ", "), n.Result.ObservedAnswers, formatCount(n.Result.EstimatedAnswers), n.Result.Entropy)
 }
 
 // treeIndent is the continuation of a tree line's prefix for a line under

@@ -164,7 +164,7 @@
     const li = el("li", { class: "node" });
     const details = el("details", {},
       el("summary", {}, el("span", { class: "node-text", text }),
-        el("span", { class: "node-meta", text: n.error ? "cannot answer" : n.observed_answers + " observed · ~" + fmtNum(n.estimated_answers) + " estimated" })));
+        el("span", { class: "node-meta", text: n.error ? "cannot answer" : n.observed_answers + " observed · ~" + fmtNum(n.estimated_answers) + " estimated · entropy " + fmtNum(n.entropy) })));
     const list = el("ol", { class: "node-answers" });
     if (n.error) list.append(el("li", { class: "empty", text: n.error }));
     for (const a of n.answers || []) {
