@@ -97,9 +97,10 @@ func (e *Engine) FormatWhy(w Why) string {
 		if i == 0 {
 			b.WriteString(e.entityName(h.From))
 		}
-		fmt.Fprintf(&b, " -%s-> %s", e.kg.Relations.Name(h.Relation), e.entityName(h.To))
+		rel := e.resolver.RelationToken(h.Relation)
+		fmt.Fprintf(&b, " -%s-> %s", rel, e.entityName(h.To))
 		if !h.Observed {
-			miss = fmt.Sprintf("(%s, %s, %s)", e.entityName(h.From), e.kg.Relations.Name(h.Relation), e.entityName(h.To))
+			miss = fmt.Sprintf("(%s, %s, %s)", e.entityName(h.From), rel, e.entityName(h.To))
 		}
 	}
 	fmt.Fprintf(&b, "; predicted: %s is not in the graph", miss)

@@ -44,6 +44,10 @@ type formatter struct {
 	ent, rel func(int32) string
 }
 
+// RelationToken is how queries written by this resolver name relation id
+// (the shortest unambiguous form).
+func (r *DictResolver) RelationToken(id int32) string { return relToken(r.rel, id) }
+
 func (f formatter) node(b *strings.Builder, q query.Node) {
 	switch v := q.(type) {
 	case query.Anchor:

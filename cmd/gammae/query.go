@@ -450,7 +450,11 @@ func (p *queryPrinter) printWhy(r *answer.Result, nodes []answer.NodeAnswer) {
 			if shown == 0 {
 				fmt.Fprintln(p.out, "why the first predicted answers:")
 			}
-			fmt.Fprintf(p.out, "  %s: %s\n", a.Name, p.eng.FormatWhy(why))
+			name := a.Name
+			if a.Label != "" {
+				name = a.Label
+			}
+			fmt.Fprintf(p.out, "  %s: %s\n", name, p.eng.FormatWhy(why))
 			shown++
 		}
 	}
