@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	gpickle "github.com/gammae/gammae/pickle"
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
 )
@@ -456,75 +457,5 @@ func pyType(v any) string {
 }
 
 // pickleEnd returns the offset just past the STOP opcode of the pickle
-// starting at b[pos], checking that every opcode is known and every length
-// argument fits in b, so that no corrupt length reaches the unpickler.
-func pickleEnd(b []byte, pos int) (int, error) {
-	for i := pos; ; {
-		if i >= len(b) {
-			return 0, fmt.Errorf("input ends at byte %d without a STOP opcode", len(b))
-		}
-		op := b[i]
-		arg, ok := opArgs[op]
-		if !ok {
-			return 0, fmt.Errorf("byte %d: unknown opcode 0x%02x", i, op)
-		}
-		p := i + 1
-		n := uint64(0)
-		switch {
-		case arg == argLine || arg == argLines:
-			for range arg - argLine + 1 {
-				j := bytes.IndexByte(b[p:], '\n')
-				if j < 0 {
-					return 0, fmt.Errorf("byte %d: opcode 0x%02x: argument line has no newline", i, op)
-				}
-				p += j + 1
-			}
-		case arg >= 0:
-			n = uint64(arg)
-		default: // a length of -arg bytes, then that many bytes
-			w := -arg
-			if len(b)-p < w {
-				return 0, fmt.Errorf("byte %d: opcode 0x%02x: truncated length", i, op)
-			}
-			var buf [8]byte
-			copy(buf[:], b[p:p+w])
-			n = binary.LittleEndian.Uint64(buf[:])
-			if w == 4 && (op == 'T' || op == 0x8b) && int32(n) < 0 {
-				return 0, fmt.Errorf("byte %d: opcode 0x%02x: negative length", i, op)
-			}
-			p += w
-		}
-		if n > uint64(len(b)-p) {
-			return 0, fmt.Errorf("byte %d: opcode 0x%02x: argument of %d bytes runs past the end (%d left)", i, op, n, len(b)-p)
-		}
-		if op == 0x95 { // FRAME: its argument is the length of the opcodes that follow
-			if f := binary.LittleEndian.Uint64(b[p:]); f > uint64(len(b)-p-8) {
-				return 0, fmt.Errorf("byte %d: frame of %d bytes runs past the end", i, f)
-			}
-		}
-		p += int(n)
-		if op == '.' {
-			return p, nil
-		}
-		i = p
-	}
-}
-
-// Argument layouts: n ≥ 0 fixed bytes; −1, −4, −8 a length of that many
-// bytes then the data; argLine(s) text lines.
-const (
-	argLine  = 100
-	argLines = 101
-)
-
-var opArgs = map[byte]int{
-	'(': 0, '.': 0, '0': 0, '1': 0, '2': 0, 'F': argLine, 'I': argLine, 'J': 4, 'K': 1,
-	'L': argLine, 'M': 2, 'N': 0, 'P': argLine, 'Q': 0, 'R': 0, 'S': argLine, 'T': -4,
-	'U': -1, 'V': argLine, 'X': -4, 'a': 0, 'b': 0, 'c': argLines, 'd': 0, '}': 0,
-	'e': 0, 'g': argLine, 'h': 1, 'i': argLines, 'j': 4, 'l': 0, ']': 0, 'o': 0,
-	'p': argLine, 'q': 1, 'r': 4, 's': 0, 't': 0, ')': 0, 'u': 0, 'G': 8,
-	0x80: 1, 0x81: 0, 0x82: 1, 0x83: 2, 0x84: 4, 0x85: 0, 0x86: 0, 0x87: 0, 0x88: 0,
-	0x89: 0, 0x8a: -1, 0x8b: -4, 'B': -4, 'C': -1, 0x8c: -1, 0x8d: -8, 0x8e: -8,
-	0x8f: 0, 0x90: 0, 0x91: 0, 0x92: 0, 0x93: 0, 0x94: 0, 0x95: 8, 0x96: -8,
-	0x97: 0, 0x98: 0,
-}
+// starting at b[pos] (pickle.End: every opcode checked).
+func pickleEnd(b []byte, pos int) (int, error) { return gpickle.End(b, pos) }

@@ -191,3 +191,29 @@ func opAt(b []byte, pos int) (start int, name string) {
 	}
 	return pos, ""
 }
+
+// End returns the offset just past the STOP opcode of the pickle starting
+// at b[pos], checking every opcode as Load does: known, with every length
+// and frame within b, so that no corrupt length reaches an unpickler.
+// Readers of formats that embed pickles (PyTorch checkpoints) use it to
+// find and check each one.
+func End(b []byte, pos int) (int, error) {
+	for i := pos; ; {
+		if i >= len(b) {
+			return 0, fmt.Errorf("input ends at byte %d without a STOP opcode", len(b))
+		}
+		p, err := opEnd(b, i)
+		if err != nil {
+			return 0, fmt.Errorf("byte %d: %w", i, err)
+		}
+		if b[i] == 0x95 { // FRAME: its argument is the length of the opcodes that follow
+			if f := binary.LittleEndian.Uint64(b[i+1:]); f > uint64(len(b)-p) {
+				return 0, fmt.Errorf("byte %d: frame of %d bytes runs past the end", i, f)
+			}
+		}
+		if b[i] == '.' {
+			return p, nil
+		}
+		i = p
+	}
+}
