@@ -30,6 +30,8 @@ type impl struct {
 
 	axpy         func(alpha float32, x, y []float32)
 	dot          func(x, y []float32) float32
+	axpy64       func(alpha float64, x, y []float64) // nil: the pure-Go loop
+	dot64        func(x, y []float64) float64
 	scale        func(alpha float32, x []float32)
 	addBias      func(c, bias []float32) // one row: c += bias
 	addBiasReLU  func(c, bias []float32) // one row: c = relu(c + bias)

@@ -41,6 +41,8 @@ func init() {
 			log:          logAVX512,
 			axpy:         axpyAVX512,
 			dot:          dotAVX512,
+			axpy64:       axpy64AVX512,
+			dot64:        dot64AVX512,
 			scale:        scaleAVX512,
 			addBias:      addBiasAVX512,
 			addBiasReLU:  addBiasReLUAVX512,
