@@ -75,15 +75,52 @@ func (t *Tape) BoxDist(p *Param, r int, c, o V, cen float64) V {
 	})
 }
 
+// betaQuery holds the query-side terms of the Beta KL of one embedding:
+// every candidate's distance needs them.
+type betaQuery struct {
+	lg               []float64 // lnΓ(αq) + lnΓ(βq) − lnΓ(αq+βq)
+	psiA, psiB, psiS []float64 // ψ(αq), ψ(βq), ψ(αq+βq)
+}
+
+func (t *Tape) betaQueryTerms(aq, bq V) *betaQuery {
+	return t.memoize(aq, func() any {
+		av, bv := t.val[aq], t.val[bq]
+		q := &betaQuery{lg: make([]float64, len(av)), psiA: make([]float64, len(av)), psiB: make([]float64, len(av)), psiS: make([]float64, len(av))}
+		for i, a := range av {
+			b := bv[i]
+			la, _ := math.Lgamma(a)
+			lb, _ := math.Lgamma(b)
+			ls, _ := math.Lgamma(a + b)
+			q.lg[i] = la + lb - ls
+			q.psiA[i], q.psiB[i], q.psiS[i] = Digamma(a), Digamma(b), Digamma(a+b)
+		}
+		return q
+	}).(*betaQuery)
+}
+
 // BetaKLDist is Σ|KL(Beta(αp, βp) ‖ Beta(αq, βq))| where [αp | βp] =
-// clamp(row r of p + 1, lo, hi) (BetaE; torch's Beta KL).
+// clamp(row r of p + 1, lo, hi) (BetaE; torch's Beta KL):
+//
+//	KL = lnΓ(αq)+lnΓ(βq)−lnΓ(sq) − lnΓ(αp)−lnΓ(βp)+lnΓ(sp)
+//	     + (αp−αq)ψ(αp) + (βp−βq)ψ(βp) + (sq−sp)ψ(sp),  s = α+β.
 func (t *Tape) BetaKLDist(p *Param, r int, aq, bq V, lo, hi float64) V {
 	row, av, bv := p.Row(r), t.val[aq], t.val[bq]
+	qt := t.betaQueryTerms(aq, bq)
 	d := len(av)
 	reg := func(x float64) float64 { return math.Min(math.Max(x+1, lo), hi) }
+	kl := make([]float64, d) // signs for the backward pass
+	psiP := make([]float64, 3*d)
 	s := 0.0
 	for i := range d {
-		s += math.Abs(betaKL(reg(row[i]), reg(row[d+i]), av[i], bv[i]))
+		ap, bp := reg(row[i]), reg(row[d+i])
+		sp, sq := ap+bp, av[i]+bv[i]
+		pa, pb, ps := Digamma(ap), Digamma(bp), Digamma(sp)
+		la, _ := math.Lgamma(ap)
+		lb, _ := math.Lgamma(bp)
+		ls, _ := math.Lgamma(sp)
+		kl[i] = qt.lg[i] - la - lb + ls + (ap-av[i])*pa + (bp-bv[i])*pb + (sq-sp)*ps
+		psiP[3*i], psiP[3*i+1], psiP[3*i+2] = pa, pb, ps
+		s += math.Abs(kl[i])
 	}
 	return t.scalarNode(s, func(g float64) {
 		ge, ga, gb := t.rowGrad(p, r), t.G(aq), t.G(bq)
@@ -91,7 +128,7 @@ func (t *Tape) BetaKLDist(p *Param, r int, aq, bq V, lo, hi float64) V {
 			xa, xb := row[i]+1, row[d+i]+1
 			ap, bp := reg(row[i]), reg(row[d+i])
 			a, b := av[i], bv[i]
-			sg := g * sign(betaKL(ap, bp, a, b))
+			sg := g * sign(kl[i])
 			sp, sq := ap+bp, a+b
 			tsp := Trigamma(sp)
 			if xa >= lo && xa <= hi {
@@ -100,20 +137,11 @@ func (t *Tape) BetaKLDist(p *Param, r int, aq, bq V, lo, hi float64) V {
 			if xb >= lo && xb <= hi {
 				ge[d+i] += sg * ((bp-b)*Trigamma(bp) + (sq-sp)*tsp)
 			}
-			dsp, dsq := Digamma(sp), Digamma(sq)
-			ga[i] += sg * (Digamma(a) - dsq - Digamma(ap) + dsp)
-			gb[i] += sg * (Digamma(b) - dsq - Digamma(bp) + dsp)
+			pa, pb, ps := psiP[3*i], psiP[3*i+1], psiP[3*i+2]
+			ga[i] += sg * (qt.psiA[i] - qt.psiS[i] - pa + ps)
+			gb[i] += sg * (qt.psiB[i] - qt.psiS[i] - pb + ps)
 		}
 	})
-}
-
-// betaKL is torch's KL(Beta(ap, bp) ‖ Beta(aq, bq)).
-func betaKL(ap, bp, aq, bq float64) float64 {
-	sp, sq := ap+bp, aq+bq
-	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
-	t1 := lg(aq) + lg(bq) + lg(sp)
-	t2 := lg(ap) + lg(bp) + lg(sq)
-	return t1 - t2 + (ap-aq)*Digamma(ap) + (bp-bq)*Digamma(bp) + (sq-sp)*Digamma(sp)
 }
 
 // ConeDist is ConE's logit γ − (Σ d_out + cen·Σ d_in)·modulus for the

@@ -32,6 +32,23 @@ type Tape struct {
 	// sink, when set, holds the parameters' gradients of this tape
 	// instead of Param.Grad, so that tapes can run in parallel.
 	sink map[*Param][]float64
+	// memo holds values derived from a recorded vector (e.g. the
+	// special functions of a query embedding that every candidate's
+	// distance uses), by that vector.
+	memo map[V]any
+}
+
+// memoize returns what make derives from v, computed once per tape.
+func (t *Tape) memoize(v V, make func() any) any {
+	if x, ok := t.memo[v]; ok {
+		return x
+	}
+	if t.memo == nil {
+		t.memo = map[V]any{}
+	}
+	x := make()
+	t.memo[v] = x
+	return x
 }
 
 // SetSink makes Backward add parameter gradients to sink[p] (allocated on
@@ -58,6 +75,7 @@ func NewTape(noGrad bool) *Tape { return &Tape{noGrad: noGrad} }
 // Reset forgets every recorded vector.
 func (t *Tape) Reset() {
 	t.val, t.grad, t.back = t.val[:0], t.grad[:0], t.back[:0]
+	clear(t.memo)
 	clear(t.buf) // alloc hands out zeroed memory
 	t.buf = t.buf[:0]
 }
@@ -165,6 +183,11 @@ func (t *Tape) Mark() Mark { return Mark{len(t.val), len(t.buf), t.chunkID()} }
 // many entities against one embedding).
 func (t *Tape) Rewind(m Mark) {
 	t.val, t.grad, t.back = t.val[:m.nodes], t.grad[:m.nodes], t.back[:m.nodes]
+	for v := range t.memo {
+		if int(v) >= m.nodes {
+			delete(t.memo, v)
+		}
+	}
 	if m.buf <= len(t.buf) && m.chunk == t.chunkID() {
 		clear(t.buf[m.buf:])
 		t.buf = t.buf[:m.buf]
