@@ -19,16 +19,45 @@ func (t *Tape) Linear(x V, w, b *Param) V {
 		y[o] = b.Data[o] + kernel.DotF64(w.Data[o*w.Cols:(o+1)*w.Cols], in)
 	}
 	return t.node(y, func(g []float64) {
-		gx, wg, bg := t.G(x), t.gradOf(w), t.gradOf(b)
+		gx, bg := t.G(x), t.gradOf(b)
 		for o, go_ := range g {
 			if go_ == 0 {
 				continue
 			}
 			kernel.AxpyF64(go_, w.Data[o*w.Cols:(o+1)*w.Cols], gx)
-			kernel.AxpyF64(go_, in, wg[o*w.Cols:(o+1)*w.Cols])
 			bg[o] += go_
 		}
+		if t.outer == nil {
+			t.outer = map[*Param][]outerPair{}
+		}
+		t.outer[w] = append(t.outer[w], outerPair{g, in})
 	})
+}
+
+// outerPair is one linear layer's contribution g ⊗ x to its weight's
+// gradient.
+type outerPair struct{ g, x []float64 }
+
+// outerRows is the block of weight-gradient rows updated from every pair
+// before the next block: 32 rows of 1600 float64 stay in L2.
+const outerRows = 32
+
+// flushOuter adds the collected outer products to the weights' gradients.
+func (t *Tape) flushOuter() {
+	for w, pairs := range t.outer {
+		wg := t.gradOf(w)
+		for lo := 0; lo < w.Rows; lo += outerRows {
+			hi := min(lo+outerRows, w.Rows)
+			for _, pr := range pairs {
+				for o := lo; o < hi; o++ {
+					if c := pr.g[o]; c != 0 {
+						kernel.AxpyF64(c, pr.x, wg[o*w.Cols:(o+1)*w.Cols])
+					}
+				}
+			}
+		}
+	}
+	clear(t.outer)
 }
 
 // SoftmaxOver returns, per dimension, the softmax of the k vectors across

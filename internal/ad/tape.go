@@ -32,6 +32,11 @@ type Tape struct {
 	// sink, when set, holds the parameters' gradients of this tape
 	// instead of Param.Grad, so that tapes can run in parallel.
 	sink map[*Param][]float64
+	// outer collects, per weight, the (output gradient, input) pairs of
+	// its linear layers; Backward adds their outer products at the end, a
+	// block of weight rows at a time, instead of streaming the whole
+	// weight gradient once per query.
+	outer map[*Param][]outerPair
 	// memo holds values derived from a recorded vector (e.g. the
 	// special functions of a query embedding that every candidate's
 	// distance uses), by that vector.
@@ -139,6 +144,7 @@ func (t *Tape) Backward(seeds map[V]float64) {
 			t.back[i]()
 		}
 	}
+	t.flushOuter()
 }
 
 // Const records x (copied) as a vector no gradient flows out of.
