@@ -89,7 +89,6 @@ type Net struct {
 	pw, pb                 []*ad.Param // cone_proj.layer1, layer2 … layerL, then layer0
 	ax1w, ax1b, ar1w, ar1b *ad.Param   // cone_intersection.layer_axis1, layer_arg1
 	ax2w, ax2b, ar2w, ar2b *ad.Param   // cone_intersection.layer_axis2, layer_arg2
-	rng                    *rand.Rand  // dropout masks
 	cache                  cache
 }
 
@@ -105,7 +104,7 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 	if rho == 0 {
 		rho = (cfg.Gamma + 2) / float64(d)
 	}
-	n := &Net{cfg: cfg, rho: rho, rng: rng,
+	n := &Net{cfg: cfg, rho: rho,
 		entity:  baseline.Uniform("entity_embedding", cfg.Entities, d, -rho, rho, rng),
 		modulus: baseline.NewParam("modulus", 1, 1),
 	}
@@ -124,7 +123,8 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 	n.ar1w, n.ar1b = baseline.Linear("cone_intersection.layer_arg1", 2*d, d, rng)
 	n.ax2w, n.ax2b = baseline.Linear("cone_intersection.layer_axis2", d, d, rng)
 	n.ar2w, n.ar2b = baseline.Linear("cone_intersection.layer_arg2", d, d, rng)
-	return &Model{Model: baseline.Model{Net: n, DeMorgan: cfg.Union == "dm"}, net: n}, nil
+	dropout := rand.NewPCG(rng.Uint64(), rng.Uint64())
+	return &Model{Model: baseline.Model{Net: n, DeMorgan: cfg.Union == "dm", Dropout: dropout}, net: n}, nil
 }
 
 // Model is ConE behind qe.Model.
@@ -254,12 +254,12 @@ func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
 	}
 	gate := t.Sigmoid(t.Linear(t.MeanOver(argAct), n.ar2w, n.ar2b))
 	dropped := args
-	if p := n.cfg.Dropout; p > 0 && t.Training() {
+	if p := n.cfg.Dropout; p > 0 && t.Training() && t.Rand() != nil {
 		dropped = make([]ad.V, len(args))
 		for k, a := range args {
 			mask := make([]float64, d)
 			for i := range mask {
-				if n.rng.Float64() >= p {
+				if t.Rand().Float64() >= p {
 					mask[i] = 1 / (1 - p)
 				}
 			}

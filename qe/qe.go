@@ -52,6 +52,13 @@ type Model interface {
 	ParamsChanged()
 }
 
+// Stateful is a model with random state of its own (ConE's dropout) that
+// a checkpoint must keep for a resumed run to continue exactly.
+type Stateful interface {
+	RNGState() ([]byte, error)
+	SetRNGState(state []byte) error
+}
+
 // Kind describes a model kind for the registry: how to build one from its
 // JSON configuration, the authors' run-script presets, and what it can
 // train on. Each model package exports one.

@@ -77,6 +77,11 @@ func (t *trainer) resumeQE(dir string, st *State) error {
 		return fmt.Errorf("the run holds a %s model, this run trains %s", m.Kind(), t.q.model.Kind())
 	}
 	t.q.model = m
+	if s, ok := m.(qe.Stateful); ok {
+		if err := s.SetRNGState(st.ModelRNG); err != nil {
+			return fmt.Errorf("%s: model random state: %v", checkpoint.StateFile, err)
+		}
+	}
 	if len(st.Reached) == len(t.q.reached) {
 		copy(t.q.reached, st.Reached)
 	}

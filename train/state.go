@@ -32,6 +32,9 @@ type State struct {
 	// Reached marks the parameters a backward pass has reached: Adam
 	// updates them every step from then on (torch's grad not None).
 	Reached []bool `json:"reached"`
+	// ModelRNG is a baseline's own random state (qe.Stateful: ConE's
+	// dropout).
+	ModelRNG []byte `json:"model_rng,omitempty"`
 }
 
 func saveState(path string, st *State) error {

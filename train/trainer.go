@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gammae/gammae/qe"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -635,6 +636,12 @@ func (t *trainer) save() error {
 	t.st.LastGood = t.st.Iteration
 	if t.q != nil {
 		t.st.Reached = t.q.reached
+		if s, ok := t.q.model.(qe.Stateful); ok {
+			var err error
+			if t.st.ModelRNG, err = s.RNGState(); err != nil {
+				return err
+			}
+		}
 	} else {
 		t.st.Reached = t.model.Reached()
 	}

@@ -6,7 +6,10 @@
 // so that gradients reproduce the authors' code.
 package ad
 
-import "fmt"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // V is a vector recorded on a tape.
 type V int32
@@ -41,7 +44,15 @@ type Tape struct {
 	// special functions of a query embedding that every candidate's
 	// distance uses), by that vector.
 	memo map[V]any
+	rng  *rand.Rand // training-time randomness (dropout), per tape
 }
+
+// SetRand gives the tape its source of randomness (dropout masks): each
+// goroutine's tape has its own, so that masks are drawn deterministically.
+func (t *Tape) SetRand(r *rand.Rand) { t.rng = r }
+
+// Rand is the tape's source of randomness; nil when none was set.
+func (t *Tape) Rand() *rand.Rand { return t.rng }
 
 // memoize returns what make derives from v, computed once per tape.
 func (t *Tape) memoize(v V, make func() any) any {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -53,6 +54,28 @@ type Model struct {
 	// DeMorgan answers unions as ¬(¬A ∧ ¬B) (BetaE's and ConE's "dm"
 	// option) instead of by their best DNF branch.
 	DeMorgan bool
+	// Dropout, for nets that draw training-time masks (ConE), seeds each
+	// gradient chunk's tape in turn; its state is checkpointed
+	// (qe.Stateful), so that a resumed run draws the same masks.
+	Dropout *rand.PCG
+}
+
+var _ qe.Stateful = Model{}
+
+// RNGState is the dropout source's state (nil when there is none).
+func (m Model) RNGState() ([]byte, error) {
+	if m.Dropout == nil {
+		return nil, nil
+	}
+	return m.Dropout.MarshalBinary()
+}
+
+// SetRNGState restores a state saved by RNGState.
+func (m Model) SetRNGState(b []byte) error {
+	if m.Dropout == nil || len(b) == 0 {
+		return nil
+	}
+	return m.Dropout.UnmarshalBinary(b)
 }
 
 var _ qe.Model = Model{}
@@ -243,6 +266,9 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 	for c := range chunks {
 		lo, hi := c*len(batch)/k, (c+1)*len(batch)/k
 		chunks[c] = chunk{rows: batch[lo:hi], first: lo}
+		if m.Dropout != nil {
+			chunks[c].rng = rand.New(rand.NewPCG(m.Dropout.Uint64(), uint64(c)))
+		}
 	}
 	pos := make([]float64, len(batch))
 	neg := make([][]float64, len(batch))
@@ -282,6 +308,7 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 type chunk struct {
 	rows   []qe.Example
 	first  int // index of rows[0] in the batch
+	rng    *rand.Rand
 	tape   *ad.Tape
 	sink   map[*ad.Param][]float64
 	logits []rowLogits
@@ -296,6 +323,7 @@ type rowLogits struct {
 func (m Model) forward(c *chunk, pos []float64, neg [][]float64, w []float64) error {
 	c.tape, c.sink = ad.NewTape(false), map[*ad.Param][]float64{}
 	c.tape.SetSink(c.sink)
+	c.tape.SetRand(c.rng)
 	c.logits = make([]rowLogits, len(c.rows))
 	for i, ex := range c.rows {
 		t, r := c.tape, c.first+i
