@@ -130,24 +130,19 @@ func (n *Net) Params() []*ad.Param {
 	return ps
 }
 
-// entity2 records the regularised row [α | β] of e.
-func (n *Net) entity2(t *ad.Tape, e int32) ad.V {
-	return t.Clamp(t.Affine(t.Row(n.entity, int(e)), 1, 1), regLo, regHi)
-}
-
-// Embed records a union-free query's α and β.
-func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
+// Embed records a group of union-free queries' α and β.
+func (n *Net) Embed(t *ad.Tape, g baseline.Group) (baseline.Emb, error) {
 	d := n.cfg.Dim
-	switch q := q.(type) {
+	switch q := g.Node().(type) {
 	case query.Anchor:
-		x := n.entity2(t, q.Entity)
+		x := t.Clamp(t.Affine(t.Gather(n.entity, g.Anchors()), 1, 1), regLo, regHi)
 		return baseline.Emb{t.Slice(x, 0, d), t.Slice(x, d, 2*d)}, nil
 	case query.Projection:
-		a, err := n.Embed(t, q.Arg)
+		a, err := n.Embed(t, g.Arg())
 		if err != nil {
 			return nil, err
 		}
-		x := t.Concat(a[0], a[1], t.Row(n.relation, int(q.Relation)))
+		x := t.Concat(a[0], a[1], t.Gather(n.relation, g.Relations()))
 		L := len(n.pw)
 		for l := 0; l < L-1; l++ {
 			x = t.ReLU(t.Linear(x, n.pw[l], n.pb[l]))
@@ -155,7 +150,7 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 		x = t.Clamp(t.Affine(t.Linear(x, n.pw[L-1], n.pb[L-1]), 1, 1), regLo, regHi)
 		return baseline.Emb{t.Slice(x, 0, d), t.Slice(x, d, 2*d)}, nil
 	case query.Negation:
-		a, err := n.Embed(t, q.Arg)
+		a, err := n.Embed(t, g.Arg())
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +158,7 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 	case query.Intersection:
 		as, bs := make([]ad.V, len(q.Args)), make([]ad.V, len(q.Args))
 		logits := make([]ad.V, len(q.Args))
-		for i, arg := range q.Args {
+		for i, arg := range g.Args() {
 			x, err := n.Embed(t, arg)
 			if err != nil {
 				return nil, err
@@ -178,14 +173,15 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 		}
 		return baseline.Emb{t.SumOver(pa), t.SumOver(pb)}, nil
 	}
-	return nil, fmt.Errorf("betae: unexpected node %T", q)
+	return nil, fmt.Errorf("betae: unexpected node %T", g.Node())
 }
 
-// Logit records γ − ‖KL(Beta(entity) ‖ Beta(query))‖₁ with torch's Beta KL:
+// Logits records γ − ‖KL(Beta(entity) ‖ Beta(query))‖₁ of every row's
+// candidates, with torch's Beta KL:
 // lnΓ(αq)+lnΓ(βq)+lnΓ(αp+βp) − lnΓ(αp)−lnΓ(βp)−lnΓ(αq+βq)
 // + (αp−αq)ψ(αp) + (βp−βq)ψ(βp) + (αq+βq−αp−βp)ψ(αp+βp).
-func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	return t.Affine(t.BetaKLDist(n.entity, int(e), q[0], q[1], regLo, regHi), -1, n.cfg.Gamma)
+func (n *Net) Logits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
+	return t.Affine(n.klDist(t, q, ids), -1, n.cfg.Gamma)
 }
 
 // Uncertainty is the differential entropy of the Beta embedding, summed

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gammae/gammae/internal/ad"
 	"github.com/gammae/gammae/internal/baseline"
+	"github.com/gammae/gammae/internal/kernel"
 )
 
 // features are the entity-side terms of the Beta KL, per entity and
@@ -16,63 +17,194 @@ import (
 //	E  = lnΓ(sp)−lnΓ(αp)−lnΓ(βp) + αp·ψ(αp) + βp·ψ(βp) − sp·ψ(sp),
 //
 // s = α+β. Scoring a query is then a few products per element instead of
-// six special functions (32 bytes per entity and dimension).
+// six special functions (32 bytes per entity and dimension); training
+// also keeps the trigammas ψ'(αp), ψ'(βp), ψ'(sp) for the gradient.
 type features struct {
+	a, b                []float64 // αp, βp
 	psiA, psiB, psiS, e []float64
+	triA, triB, triS    []float64 // nil unless computed for a gradient
 }
 
-// cache holds the features of the current parameters.
+// cache holds the features of the current parameters: exact (float64)
+// for scoring and the checks, and from the float32 kernels for training
+// with float32 products.
 type cache struct {
-	mu sync.Mutex
-	f  *features
+	mu          sync.Mutex
+	exact, fast *features
 }
 
-func (n *Net) features() *features {
+// reg is the regulariser clamp(x + 1, 0.05, 1e9) (NaN stays NaN).
+func reg(x float64) float64 {
+	x++
+	if x < regLo {
+		return regLo
+	}
+	if x > regHi {
+		return regHi
+	}
+	return x
+}
+
+// features returns the entity terms, with the trigammas when grad is set.
+func (n *Net) features(fast, grad bool) *features {
 	n.cache.mu.Lock()
 	defer n.cache.mu.Unlock()
-	if n.cache.f != nil {
-		return n.cache.f
+	slot := &n.cache.exact
+	if fast {
+		slot = &n.cache.fast
+	}
+	if f := *slot; f != nil && (!grad || f.triA != nil) {
+		return f
 	}
 	N, d := n.cfg.Entities, n.cfg.Dim
-	f := &features{psiA: make([]float64, N*d), psiB: make([]float64, N*d), psiS: make([]float64, N*d), e: make([]float64, N*d)}
-	clamp := func(x float64) float64 { return math.Min(math.Max(x+1, regLo), regHi) }
-	for ent := range N {
-		row := n.entity.Data[ent*2*d : (ent+1)*2*d]
-		for i := range d {
-			a, b := clamp(row[i]), clamp(row[d+i])
-			s := a + b
-			pa, pb, ps := ad.Digamma(a), ad.Digamma(b), ad.Digamma(s)
-			la, _ := math.Lgamma(a)
-			lb, _ := math.Lgamma(b)
-			ls, _ := math.Lgamma(s)
-			k := ent*d + i
-			f.psiA[k], f.psiB[k], f.psiS[k] = pa, pb, ps
-			f.e[k] = ls - la - lb + a*pa + b*pb - s*ps
+	a, b, s := make([]float64, N*d), make([]float64, N*d), make([]float64, N*d)
+	baseline.Range(N, func(lo, hi int) {
+		for ent := lo; ent < hi; ent++ {
+			row := n.entity.Data[ent*2*d : (ent+1)*2*d]
+			for i := range d {
+				k := ent*d + i
+				a[k], b[k] = reg(row[i]), reg(row[d+i])
+				s[k] = a[k] + b[k]
+			}
 		}
+	})
+	special := exactSpecial
+	if fast {
+		special = fastSpecial
 	}
-	n.cache.f = f
+	f := &features{a: a, b: b, psiA: special(kernel.Digamma[float64], kernel.Digamma[float32], a), psiB: special(kernel.Digamma[float64], kernel.Digamma[float32], b),
+		psiS: special(kernel.Digamma[float64], kernel.Digamma[float32], s), e: make([]float64, N*d)}
+	la, lb, ls := special(kernel.Lgamma[float64], kernel.Lgamma[float32], a), special(kernel.Lgamma[float64], kernel.Lgamma[float32], b), special(kernel.Lgamma[float64], kernel.Lgamma[float32], s)
+	baseline.Range(len(f.e), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			f.e[k] = ls[k] - la[k] - lb[k] + a[k]*f.psiA[k] + b[k]*f.psiB[k] - s[k]*f.psiS[k]
+		}
+	})
+	if grad {
+		f.triA = special(kernel.Trigamma[float64], kernel.Trigamma[float32], a)
+		f.triB = special(kernel.Trigamma[float64], kernel.Trigamma[float32], b)
+		f.triS = special(kernel.Trigamma[float64], kernel.Trigamma[float32], s)
+	}
+	*slot = f
 	return f
+}
+
+// exactSpecial applies the float64 function.
+func exactSpecial(f64 func(dst, x []float64), _ func(dst, x []float32), x []float64) []float64 {
+	y := make([]float64, len(x))
+	f64(y, x)
+	return y
+}
+
+// fastSpecial applies the float32 kernel (vectorised, multi-core) and
+// widens the result.
+func fastSpecial(_ func(dst, x []float64), f32 func(dst, x []float32), x []float64) []float64 {
+	x32 := make([]float32, len(x))
+	baseline.Range(len(x), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x32[i] = float32(x[i])
+		}
+	})
+	f32(x32, x32)
+	y := make([]float64, len(x))
+	baseline.Range(len(x), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y[i] = float64(x32[i])
+		}
+	})
+	return y
+}
+
+// queryTerms are the query side of the KL per row and dimension:
+// lnΓ(αq)+lnΓ(βq)−lnΓ(sq), and ψ(αq), ψ(βq), ψ(sq) for the gradient.
+type queryTerms struct {
+	lg, psiA, psiB, psiS []float64
+}
+
+func terms(t *ad.Tape, q baseline.Emb) *queryTerms {
+	return t.Memo(q[0], func() any {
+		av, bv := t.Val(q[0]), t.Val(q[1])
+		qt := &queryTerms{lg: make([]float64, len(av))}
+		for i, a := range av {
+			la, _ := math.Lgamma(a)
+			lb, _ := math.Lgamma(bv[i])
+			ls, _ := math.Lgamma(a + bv[i])
+			qt.lg[i] = la + lb - ls
+		}
+		if t.Training() {
+			qt.psiA, qt.psiB, qt.psiS = make([]float64, len(av)), make([]float64, len(av)), make([]float64, len(av))
+			for i, a := range av {
+				qt.psiA[i], qt.psiB[i], qt.psiS[i] = ad.Digamma(a), ad.Digamma(bv[i]), ad.Digamma(a+bv[i])
+			}
+		}
+		return qt
+	}).(*queryTerms)
+}
+
+// klDist records ‖KL(Beta(entity) ‖ Beta(query))‖₁ of every row's
+// candidates ids (k per row) with torch's Beta KL and its derivatives:
+//
+//	∂/∂αq = ψ(αq) − ψ(sq) − ψ(αp) + ψ(sp)
+//	∂/∂αp = (αp−αq)ψ'(αp) + (sq−sp)ψ'(sp)   (where the clamp passes)
+//
+// and likewise for β, times the sign of each dimension's KL.
+func (n *Net) klDist(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
+	d, rows := n.cfg.Dim, t.Rows()
+	k := len(ids) / rows
+	f := n.features(t.Float32(), t.Training())
+	qt := terms(t, q)
+	av, bv := t.Val(q[0]), t.Val(q[1])
+	// kl is one dimension's KL of row r, candidate entity ent.
+	kl := func(r, ent, i int) float64 {
+		j, p := r*d+i, ent*d+i
+		return qt.lg[j] + f.e[p] - av[j]*f.psiA[p] - bv[j]*f.psiB[p] + (av[j]+bv[j])*f.psiS[p]
+	}
+	out := t.Alloc(len(ids))
+	for c, id := range ids {
+		s := 0.0
+		for i := range d {
+			s += math.Abs(kl(c/k, int(id), i))
+		}
+		out[c] = s
+	}
+	return t.Custom(out, func(g []float64) {
+		ga, gb, pg := t.G(q[0]), t.G(q[1]), t.ParamGrad(n.entity)
+		for c, id := range ids {
+			if g[c] == 0 {
+				continue
+			}
+			r, ent := c/k, int(id)
+			row, ge := n.entity.Data[ent*2*d:(ent+1)*2*d], pg[ent*2*d:(ent+1)*2*d]
+			for i := range d {
+				j, p := r*d+i, ent*d+i
+				sg := g[c] * ad.Sign(kl(r, ent, i))
+				ap, bp := f.a[p], f.b[p]
+				a, b := av[j], bv[j]
+				ds := (a + b - ap - bp) * f.triS[p]
+				if x := row[i] + 1; x >= regLo && x <= regHi {
+					ge[i] += sg * ((ap-a)*f.triA[p] + ds)
+				}
+				if x := row[d+i] + 1; x >= regLo && x <= regHi {
+					ge[d+i] += sg * ((bp-b)*f.triB[p] + ds)
+				}
+				ga[j] += sg * (qt.psiA[j] - qt.psiS[j] - f.psiA[p] + f.psiS[p])
+				gb[j] += sg * (qt.psiB[j] - qt.psiS[j] - f.psiB[p] + f.psiS[p])
+			}
+		}
+	})
 }
 
 // ScoreAll writes γ − ‖KL(Beta(e) ‖ Beta(q))‖₁ for every entity e.
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
-	f := n.features()
+	f := n.features(false, false)
 	aq, bq, d := t.Val(q[0]), t.Val(q[1]), n.cfg.Dim
-	qs := make([]float64, d) // lnΓ(αq)+lnΓ(βq)−lnΓ(sq)
-	sq := make([]float64, d)
-	for i := range d {
-		la, _ := math.Lgamma(aq[i])
-		lb, _ := math.Lgamma(bq[i])
-		sq[i] = aq[i] + bq[i]
-		ls, _ := math.Lgamma(sq[i])
-		qs[i] = la + lb - ls
-	}
+	qt := terms(t, q)
 	for ent := range dst {
 		off := ent * d
 		psiA, psiB, psiS, e := f.psiA[off:off+d], f.psiB[off:off+d], f.psiS[off:off+d], f.e[off:off+d]
 		s := 0.0
 		for i := range d {
-			s += math.Abs(qs[i] + e[i] - aq[i]*psiA[i] - bq[i]*psiB[i] + sq[i]*psiS[i])
+			s += math.Abs(qt.lg[i] + e[i] - aq[i]*psiA[i] - bq[i]*psiB[i] + (aq[i]+bq[i])*psiS[i])
 		}
 		dst[ent] = n.cfg.Gamma - s
 	}
@@ -81,6 +213,6 @@ func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 // ParamsChanged drops the entity features.
 func (n *Net) ParamsChanged() {
 	n.cache.mu.Lock()
-	n.cache.f = nil
+	n.cache.exact, n.cache.fast = nil, nil
 	n.cache.mu.Unlock()
 }

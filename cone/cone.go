@@ -162,19 +162,19 @@ func (n *Net) axis(t *ad.Tape, x ad.V) ad.V {
 	return t.Affine(t.Tanh(t.Affine(x, 1/n.rho, 0)), math.Pi, 0)
 }
 
-// Embed records a union-free query's axis and aperture.
-func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
+// Embed records a group of union-free queries' axes and apertures.
+func (n *Net) Embed(t *ad.Tape, g baseline.Group) (baseline.Emb, error) {
 	d := n.cfg.Dim
-	switch q := q.(type) {
+	switch q := g.Node().(type) {
 	case query.Anchor:
-		return baseline.Emb{n.axis(t, t.Row(n.entity, int(q.Entity))), t.Const(make([]float64, d))}, nil
+		return baseline.Emb{n.axis(t, t.Gather(n.entity, g.Anchors())), t.Zeros(d)}, nil
 	case query.Projection:
-		a, err := n.Embed(t, q.Arg)
+		a, err := n.Embed(t, g.Arg())
 		if err != nil {
 			return nil, err
 		}
-		r := int(q.Relation)
-		x := t.Concat(t.Add(a[0], n.axis(t, t.Row(n.axisRel, r))), t.Add(a[1], n.axis(t, t.Row(n.argRel, r))))
+		r := g.Relations()
+		x := t.Concat(t.Add(a[0], n.axis(t, t.Gather(n.axisRel, r))), t.Add(a[1], n.axis(t, t.Gather(n.argRel, r))))
 		L := len(n.pw)
 		for l := 0; l < L-1; l++ {
 			x = t.ReLU(t.Linear(x, n.pw[l], n.pb[l]))
@@ -184,11 +184,11 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 		arg := t.Affine(t.Tanh(t.Affine(t.Slice(x, d, 2*d), 2, 0)), math.Pi/2, math.Pi/2)
 		return baseline.Emb{axis, arg}, nil
 	case query.Negation:
-		a, err := n.Embed(t, q.Arg)
+		a, err := n.Embed(t, g.Arg())
 		if err != nil {
 			return nil, err
 		}
-		shift := make([]float64, d)
+		shift := make([]float64, len(t.Val(a[0])))
 		for i, v := range t.Val(a[0]) {
 			if v >= 0 {
 				shift[i] = -math.Pi
@@ -199,7 +199,7 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 		return baseline.Emb{t.Add(a[0], t.Const(shift)), t.Affine(a[1], -1, math.Pi)}, nil
 	case query.Intersection:
 		axes, args := make([]ad.V, len(q.Args)), make([]ad.V, len(q.Args))
-		for i, arg := range q.Args {
+		for i, arg := range g.Args() {
 			x, err := n.Embed(t, arg)
 			if err != nil {
 				return nil, err
@@ -208,12 +208,12 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 		}
 		return n.intersect(t, axes, args), nil
 	}
-	return nil, fmt.Errorf("cone: unexpected node %T", q)
+	return nil, fmt.Errorf("cone: unexpected node %T", g.Node())
 }
 
 // intersect is ConeIntersection.
 func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
-	d := n.cfg.Dim
+	nd := len(t.Val(axes[0])) // rows × dimensions
 	logits := make([]ad.V, len(axes))
 	axLogit := make([]ad.V, len(axes))
 	argAct := make([]ad.V, len(axes))
@@ -229,7 +229,7 @@ func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
 	x, y := t.SumOver(xs), t.SumOver(ys)
 	// |x| < 1e-3 is set to 1e-3 (no gradient there), then the angle is
 	// atan(y/x) moved to the quadrant of (x, y).
-	keep, fill := make([]float64, d), make([]float64, d)
+	keep, fill := make([]float64, nd), make([]float64, nd)
 	for i, v := range t.Val(x) {
 		if math.Abs(v) < 1e-3 {
 			fill[i] = 1e-3
@@ -238,7 +238,7 @@ func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
 		}
 	}
 	x = t.Add(t.Mask(x, keep), t.Const(fill))
-	shift := make([]float64, d)
+	shift := make([]float64, nd)
 	for i, v := range t.Val(x) {
 		switch yv := t.Val(y)[i]; {
 		case v < 0 && !(yv < 0):
@@ -257,7 +257,7 @@ func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
 	if p := n.cfg.Dropout; p > 0 && t.Training() && t.Rand() != nil {
 		dropped = make([]ad.V, len(args))
 		for k, a := range args {
-			mask := make([]float64, d)
+			mask := make([]float64, nd)
 			for i := range mask {
 				if t.Rand().Float64() >= p {
 					mask[i] = 1 / (1 - p)
@@ -269,9 +269,10 @@ func (n *Net) intersect(t *ad.Tape, axes, args []ad.V) baseline.Emb {
 	return baseline.Emb{axis, t.Mul(t.MinOver(dropped), gate)}
 }
 
-// Logit records γ − (‖d_out‖₁ + λ‖d_in‖₁)·modulus (cal_logit_cone).
-func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	return t.ConeDist(n.entity, int(e), q[0], q[1], n.modulus, n.rho, n.cfg.CenterReg, n.cfg.Gamma)
+// Logits records γ − (‖d_out‖₁ + λ‖d_in‖₁)·modulus (cal_logit_cone) of
+// every row's candidates.
+func (n *Net) Logits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
+	return n.coneLogits(t, q, ids)
 }
 
 // Uncertainty is the cone size: the sum of the apertures.

@@ -11,56 +11,156 @@ import (
 // halves are sin and cos of half of every entity's axis, per dimension,
 // computed once per parameter version: every |sin((x − y)/2)| of the
 // distance is then sin(x/2)cos(y/2) − cos(x/2)sin(y/2), products only.
-type halves struct{ sin, cos []float64 }
+// For a gradient they also hold the axis' derivative π(1 − tanh²(x/ρ))/ρ.
+type halves struct{ sin, cos, dAxis []float64 }
 
 type cache struct {
 	mu sync.Mutex
 	h  *halves
 }
 
-func (n *Net) halves() *halves {
+func (n *Net) halves(grad bool) *halves {
 	n.cache.mu.Lock()
 	defer n.cache.mu.Unlock()
-	if n.cache.h != nil {
-		return n.cache.h
+	if h := n.cache.h; h != nil && (!grad || h.dAxis != nil) {
+		return h
 	}
 	N, d := n.cfg.Entities, n.cfg.Dim
 	h := &halves{sin: make([]float64, N*d), cos: make([]float64, N*d)}
-	for k, x := range n.entity.Data[:N*d] {
-		a := math.Tanh(x/n.rho) * math.Pi / 2
-		h.sin[k], h.cos[k] = math.Sincos(a)
+	if grad {
+		h.dAxis = make([]float64, N*d)
 	}
+	baseline.Range(N*d, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			th := math.Tanh(n.entity.Data[k] / n.rho)
+			h.sin[k], h.cos[k] = math.Sincos(th * math.Pi / 2)
+			if grad {
+				h.dAxis[k] = math.Pi * (1 - th*th) / n.rho
+			}
+		}
+	})
 	n.cache.h = h
 	return h
 }
 
+// side is the query side of the distance per row and dimension: sin and
+// cos of axis/2, (axis−arg)/2 and (axis+arg)/2, and sin and cos of arg/2.
+type side struct{ sa, ca, s1, c1, s2, c2, sg, cg []float64 }
+
+func querySide(t *ad.Tape, q baseline.Emb) *side {
+	return t.Memo(q[0], func() any {
+		axis, arg := t.Val(q[0]), t.Val(q[1])
+		m := len(axis)
+		s := &side{make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m),
+			make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)}
+		for i := range m {
+			s.sa[i], s.ca[i] = math.Sincos(axis[i] / 2)
+			s.s1[i], s.c1[i] = math.Sincos((axis[i] - arg[i]) / 2)
+			s.s2[i], s.c2[i] = math.Sincos((axis[i] + arg[i]) / 2)
+			s.sg[i], s.cg[i] = math.Sincos(arg[i] / 2)
+		}
+		return s
+	}).(*side)
+}
+
+// coneLogits records γ − (Σ d_out + λ·Σ d_in)·modulus of every row's
+// candidates ids (k per row), with the entity axis e = π·tanh(x/ρ):
+//
+//	d_out = min(|sin((e−a+g)/2)|, |sin((e−a−g)/2)|) unless |sin((e−a)/2)| < |sin(g/2)|
+//	d_in  = min(|sin((e−a)/2)|, |sin(g/2)|)
+//
+// for the query's axis a and aperture g; at ties of a min each side gets
+// half the gradient (torch.min of two tensors).
+func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
+	d, rows := n.cfg.Dim, t.Rows()
+	k := len(ids) / rows
+	h := n.halves(t.Training())
+	qs := querySide(t, q)
+	cen, mod := n.cfg.CenterReg, n.modulus.Data[0]
+	dist := func(r, ent int) float64 {
+		s := 0.0
+		for i := range d {
+			j, p := r*d+i, ent*d+i
+			se, ce := h.sin[p], h.cos[p]
+			toAxis, base := math.Abs(se*qs.ca[j]-ce*qs.sa[j]), math.Abs(qs.sg[j])
+			if !(toAxis < base) {
+				s += min2(math.Abs(se*qs.c1[j]-ce*qs.s1[j]), math.Abs(se*qs.c2[j]-ce*qs.s2[j]))
+			}
+			s += cen * min2(toAxis, base)
+		}
+		return s
+	}
+	out := t.Alloc(len(ids))
+	dists := make([]float64, len(ids))
+	for c, id := range ids {
+		dists[c] = dist(c/k, int(id))
+		out[c] = n.cfg.Gamma - dists[c]*mod
+	}
+	return t.Custom(out, func(g []float64) {
+		ga, gg, pg, gm := t.G(q[0]), t.G(q[1]), t.ParamGrad(n.entity), t.ParamGrad(n.modulus)
+		// dh is d|sin(u/2)|/du from sin(u/2) and cos(u/2).
+		dh := func(s, c float64) float64 { return 0.5 * c * ad.Sign(s) }
+		for c, id := range ids {
+			if g[c] == 0 {
+				continue
+			}
+			gm[0] -= g[c] * dists[c]
+			gd := -g[c] * mod
+			r, ent := c/k, int(id)
+			for i := range d {
+				j, p := r*d+i, ent*d+i
+				se, ce := h.sin[p], h.cos[p]
+				su, cu := se*qs.ca[j]-ce*qs.sa[j], ce*qs.ca[j]+se*qs.sa[j] // (e−a)/2
+				toAxis, base := math.Abs(su), math.Abs(qs.sg[j])
+				var de, da, dg float64
+				if !(toAxis < base) {
+					s1, c1 := se*qs.c1[j]-ce*qs.s1[j], ce*qs.c1[j]+se*qs.s1[j] // (e−a+g)/2
+					s2, c2 := se*qs.c2[j]-ce*qs.s2[j], ce*qs.c2[j]+se*qs.s2[j] // (e−a−g)/2
+					d1, d2 := math.Abs(s1), math.Abs(s2)
+					w1, w2 := ad.Tie(d1, d2), ad.Tie(d2, d1)
+					h1, h2 := dh(s1, c1), dh(s2, c2)
+					de += w1*h1 + w2*h2
+					da += -w1*h1 - w2*h2
+					dg += w1*h1 - w2*h2
+				}
+				wt, wb := cen*ad.Tie(toAxis, base), cen*ad.Tie(base, toAxis)
+				ht := dh(su, cu)
+				de += wt * ht
+				da -= wt * ht
+				dg += wb * dh(qs.sg[j], qs.cg[j])
+				pg[p] += gd * de * h.dAxis[p]
+				ga[j] += gd * da
+				gg[j] += gd * dg
+			}
+		}
+	})
+}
+
+// min2 is math.Min for the distances' non-negative, non-NaN terms,
+// without its call.
+func min2(x, y float64) float64 {
+	if y < x {
+		return y
+	}
+	return x
+}
+
 // ScoreAll writes γ − (‖d_out‖₁ + λ‖d_in‖₁)·modulus for every entity.
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
-	h := n.halves()
-	axis, arg, d := t.Val(q[0]), t.Val(q[1]), n.cfg.Dim
-	// sin and cos of axis/2, (axis−arg)/2, (axis+arg)/2, and |sin(arg/2)|.
-	sa, ca := make([]float64, d), make([]float64, d)
-	s1, c1 := make([]float64, d), make([]float64, d)
-	s2, c2 := make([]float64, d), make([]float64, d)
-	base := make([]float64, d)
-	for i := range d {
-		sa[i], ca[i] = math.Sincos(axis[i] / 2)
-		s1[i], c1[i] = math.Sincos((axis[i] - arg[i]) / 2)
-		s2[i], c2[i] = math.Sincos((axis[i] + arg[i]) / 2)
-		base[i] = math.Abs(math.Sin(arg[i] / 2))
-	}
-	mod := n.modulus.Data[0]
+	h := n.halves(false)
+	qs := querySide(t, q)
+	d, cen, mod := n.cfg.Dim, n.cfg.CenterReg, n.modulus.Data[0]
 	for ent := range dst {
 		se, ce := h.sin[ent*d:(ent+1)*d], h.cos[ent*d:(ent+1)*d]
 		out, in := 0.0, 0.0
 		for i := range d {
-			toAxis := math.Abs(se[i]*ca[i] - ce[i]*sa[i])
-			if !(toAxis < base[i]) {
-				out += math.Min(math.Abs(se[i]*c1[i]-ce[i]*s1[i]), math.Abs(se[i]*c2[i]-ce[i]*s2[i]))
+			toAxis, base := math.Abs(se[i]*qs.ca[i]-ce[i]*qs.sa[i]), math.Abs(qs.sg[i])
+			if !(toAxis < base) {
+				out += min2(math.Abs(se[i]*qs.c1[i]-ce[i]*qs.s1[i]), math.Abs(se[i]*qs.c2[i]-ce[i]*qs.s2[i]))
 			}
-			in += math.Min(toAxis, base[i])
+			in += min2(toAxis, base)
 		}
-		dst[ent] = n.cfg.Gamma - (out+n.cfg.CenterReg*in)*mod
+		dst[ent] = n.cfg.Gamma - (out+cen*in)*mod
 	}
 }
 

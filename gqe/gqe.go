@@ -93,20 +93,20 @@ func (n *Net) Params() []*ad.Param {
 	return []*ad.Param{n.entity, n.relation, n.l1w, n.l1b, n.l2w, n.l2b}
 }
 
-// Embed records a union-free query's point.
-func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
-	switch q := q.(type) {
+// Embed records a group of union-free queries' points.
+func (n *Net) Embed(t *ad.Tape, g baseline.Group) (baseline.Emb, error) {
+	switch q := g.Node().(type) {
 	case query.Anchor:
-		return baseline.Emb{t.Row(n.entity, int(q.Entity))}, nil
+		return baseline.Emb{t.Gather(n.entity, g.Anchors())}, nil
 	case query.Projection:
-		x, err := n.Embed(t, q.Arg)
+		x, err := n.Embed(t, g.Arg())
 		if err != nil {
 			return nil, err
 		}
-		return baseline.Emb{t.Add(x[0], t.Row(n.relation, int(q.Relation)))}, nil
+		return baseline.Emb{t.Add(x[0], t.Gather(n.relation, g.Relations()))}, nil
 	case query.Intersection:
 		xs := make([]ad.V, len(q.Args))
-		for i, a := range q.Args {
+		for i, a := range g.Args() {
 			x, err := n.Embed(t, a)
 			if err != nil {
 				return nil, err
@@ -117,12 +117,12 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 	case query.Negation:
 		return nil, errors.New("gqe: GQE has no negation operator")
 	}
-	return nil, fmt.Errorf("gqe: unexpected node %T", q)
+	return nil, fmt.Errorf("gqe: unexpected node %T", g.Node())
 }
 
-// Logit records γ − ‖e − q‖₁.
-func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	return t.Affine(t.L1Dist(n.entity, int(e), q[0]), -1, n.cfg.Gamma)
+// Logits records γ − ‖e − q‖₁ of every row's candidates.
+func (n *Net) Logits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
+	return t.Affine(t.L1Dist(n.entity, ids, q[0]), -1, n.cfg.Gamma)
 }
 
 // Uncertainty: a point has no size.

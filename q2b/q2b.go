@@ -104,21 +104,21 @@ func (n *Net) Params() []*ad.Param {
 	return []*ad.Param{n.entity, n.relation, n.offset, n.c1w, n.c1b, n.c2w, n.c2b, n.o1w, n.o1b, n.o2w, n.o2b}
 }
 
-// Embed records a union-free query's box.
-func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
-	switch q := q.(type) {
+// Embed records a group of union-free queries' boxes.
+func (n *Net) Embed(t *ad.Tape, g baseline.Group) (baseline.Emb, error) {
+	switch q := g.Node().(type) {
 	case query.Anchor:
-		return baseline.Emb{t.Row(n.entity, int(q.Entity)), t.Const(make([]float64, n.cfg.Dim))}, nil
+		return baseline.Emb{t.Gather(n.entity, g.Anchors()), t.Zeros(n.cfg.Dim)}, nil
 	case query.Projection:
-		x, err := n.Embed(t, q.Arg)
+		x, err := n.Embed(t, g.Arg())
 		if err != nil {
 			return nil, err
 		}
-		r := int(q.Relation)
-		return baseline.Emb{t.Add(x[0], t.Row(n.relation, r)), t.Add(x[1], t.Row(n.offset, r))}, nil
+		r := g.Relations()
+		return baseline.Emb{t.Add(x[0], t.Gather(n.relation, r)), t.Add(x[1], t.Gather(n.offset, r))}, nil
 	case query.Intersection:
 		cs, os := make([]ad.V, len(q.Args)), make([]ad.V, len(q.Args))
-		for i, a := range q.Args {
+		for i, a := range g.Args() {
 			x, err := n.Embed(t, a)
 			if err != nil {
 				return nil, err
@@ -137,12 +137,13 @@ func (n *Net) Embed(t *ad.Tape, q query.Node) (baseline.Emb, error) {
 	case query.Negation:
 		return nil, errors.New("q2b: Query2Box has no negation operator")
 	}
-	return nil, fmt.Errorf("q2b: unexpected node %T", q)
+	return nil, fmt.Errorf("q2b: unexpected node %T", g.Node())
 }
 
-// Logit records γ − ‖relu(|e−c| − o)‖₁ − cen·‖min(|e−c|, o)‖₁.
-func (n *Net) Logit(t *ad.Tape, q baseline.Emb, e int32) ad.V {
-	return t.Affine(t.BoxDist(n.entity, int(e), q[0], q[1], n.cfg.CenterReg), -1, n.cfg.Gamma)
+// Logits records γ − ‖relu(|e−c| − o)‖₁ − cen·‖min(|e−c|, o)‖₁ of every
+// row's candidates.
+func (n *Net) Logits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
+	return t.Affine(t.BoxDist(n.entity, ids, q[0], q[1], n.cfg.CenterReg), -1, n.cfg.Gamma)
 }
 
 // Uncertainty is the box size: the sum of its offsets.

@@ -1,193 +1,127 @@
 package ad
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
-// The baselines' distances between an entity (a row of a parameter table)
-// and a query embedding, fused into one scalar node each: a training batch
-// scores every query against ~130 entities, and recording the elementwise
-// steps separately allocated gigabytes per step. Each derivative follows
-// the composition of torch operations the authors' code uses.
+// The baselines' distances between entities (rows of a parameter table)
+// and query embeddings, fused into one value of Rows() rows of k
+// candidates each: a training batch scores every query against ~130
+// entities, and recording the elementwise steps separately allocated
+// gigabytes per step. Each derivative follows the composition of torch
+// operations the authors' code uses. Models with distances of their own
+// (BetaE, ConE) record them with Custom.
 
-// scalarNode records a scalar value with a backward function.
-func (t *Tape) scalarNode(v float64, back func(g float64)) V {
-	y := t.alloc(1)
-	y[0] = v
-	return t.node(y, func(g []float64) { back(g[0]) })
+// Custom records val (Rows() rows) with a backward function that reads the
+// value's gradient g and adds to its inputs' (G, ParamGrad).
+func (t *Tape) Custom(val []float64, back func(g []float64)) V {
+	t.width(len(val), "custom")
+	return t.node(val, back)
 }
 
-// rowGrad is the gradient row of p's row r on this tape.
-func (t *Tape) rowGrad(p *Param, r int) []float64 {
-	return t.gradOf(p)[r*p.Cols : (r+1)*p.Cols]
-}
+// Alloc returns n zeroed floats that live as long as the tape's values.
+func (t *Tape) Alloc(n int) []float64 { return t.alloc(n) }
 
-// sign is torch's sign (0 at 0).
-func sign(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
+// ParamGrad is where this tape adds p's gradient.
+func (t *Tape) ParamGrad(p *Param) []float64 { return t.gradOf(p) }
+
+// Memo returns what make derives from v, computed once per tape (e.g. the
+// special functions of a query embedding that every candidate uses).
+func (t *Tape) Memo(v V, make func() any) any { return t.memoize(v, make) }
+
+// candidates is k, the candidates per row of ids for the rows recorded now.
+func (t *Tape) candidates(ids []int32, p *Param) int {
+	if len(ids)%t.n != 0 {
+		panic(fmt.Sprintf("ad: %d candidates for %d rows", len(ids), t.n))
 	}
-	return 0
+	for _, e := range ids {
+		if e < 0 || int(e) >= p.Rows {
+			panic(fmt.Sprintf("ad: row %d of %s, which has %d", e, p.Name, p.Rows))
+		}
+	}
+	return len(ids) / t.n
 }
 
-// L1Dist is Σ|e − q| for e = row r of p (GQE).
-func (t *Tape) L1Dist(p *Param, r int, q V) V {
-	e, qv := p.Row(r), t.val[q]
-	s := 0.0
-	for i, v := range e {
-		s += math.Abs(v - qv[i])
+// Sign is torch's sign (0 at 0, NaN for NaN). Its argument's sign is
+// random in the distances' backward passes: the copy of the sign bit
+// takes no branch that could be mispredicted, and 0 and NaN are rare.
+func Sign(x float64) float64 {
+	s := math.Copysign(1, x)
+	if x == 0 || x != x {
+		return x
 	}
-	return t.scalarNode(s, func(g float64) {
-		ge, gq := t.rowGrad(p, r), t.G(q)
+	return s
+}
+
+// L1Dist is Σ|e − q| for every row's candidates e (rows ids[r·k:(r+1)·k]
+// of p) and that row's q (GQE): Rows() rows of k.
+func (t *Tape) L1Dist(p *Param, ids []int32, q V) V {
+	k, qv := t.candidates(ids, p), t.val[q]
+	d := p.Cols
+	out := t.alloc(len(ids))
+	for c, id := range ids {
+		e, qr := p.Row(int(id)), qv[c/k*d:(c/k+1)*d]
+		s := 0.0
 		for i, v := range e {
-			d := g * sign(v-qv[i])
-			ge[i] += d
-			gq[i] -= d
+			s += math.Abs(v - qr[i])
+		}
+		out[c] = s
+	}
+	return t.node(out, func(g []float64) {
+		pg, gq := t.gradOf(p), t.G(q)
+		for c, id := range ids {
+			if g[c] == 0 {
+				continue
+			}
+			e, qr := p.Row(int(id)), qv[c/k*d:(c/k+1)*d]
+			ge, gqr := pg[int(id)*d:int(id+1)*d], gq[c/k*d:(c/k+1)*d]
+			for i, v := range e {
+				x := g[c] * Sign(v-qr[i])
+				ge[i] += x
+				gqr[i] -= x
+			}
 		}
 	})
 }
 
-// BoxDist is Σ relu(|e−c| − o) + cen·Σ min(|e−c|, o) for e = row r of p
-// (Query2Box).
-func (t *Tape) BoxDist(p *Param, r int, c, o V, cen float64) V {
-	e, cv, ov := p.Row(r), t.val[c], t.val[o]
-	s := 0.0
-	for i, v := range e {
-		delta := math.Abs(v - cv[i])
-		s += math.Max(delta-ov[i], 0) + cen*math.Min(delta, ov[i])
-	}
-	return t.scalarNode(s, func(g float64) {
-		ge, gc, gO := t.rowGrad(p, r), t.G(c), t.G(o)
+// BoxDist is Σ relu(|e−c| − o) + cen·Σ min(|e−c|, o) for every row's
+// candidates e and that row's box (c, o) (Query2Box): Rows() rows of k.
+func (t *Tape) BoxDist(p *Param, ids []int32, c, o V, cen float64) V {
+	k, cv, ov := t.candidates(ids, p), t.val[c], t.val[o]
+	d := p.Cols
+	out := t.alloc(len(ids))
+	for j, id := range ids {
+		e, cr, or := p.Row(int(id)), cv[j/k*d:(j/k+1)*d], ov[j/k*d:(j/k+1)*d]
+		s := 0.0
 		for i, v := range e {
-			delta := math.Abs(v - cv[i])
-			var dDelta, dO float64
-			if delta-ov[i] > 0 {
-				dDelta, dO = 1, -1
-			}
-			dDelta += cen * tie(delta, ov[i])
-			dO += cen * tie(ov[i], delta)
-			sd := g * dDelta * sign(v-cv[i])
-			ge[i] += sd
-			gc[i] -= sd
-			gO[i] += g * dO
+			delta := math.Abs(v - cr[i])
+			s += math.Max(delta-or[i], 0) + cen*math.Min(delta, or[i])
 		}
-	})
-}
-
-// betaQuery holds the query-side terms of the Beta KL of one embedding:
-// every candidate's distance needs them.
-type betaQuery struct {
-	lg               []float64 // lnΓ(αq) + lnΓ(βq) − lnΓ(αq+βq)
-	psiA, psiB, psiS []float64 // ψ(αq), ψ(βq), ψ(αq+βq)
-}
-
-func (t *Tape) betaQueryTerms(aq, bq V) *betaQuery {
-	return t.memoize(aq, func() any {
-		av, bv := t.val[aq], t.val[bq]
-		q := &betaQuery{lg: make([]float64, len(av)), psiA: make([]float64, len(av)), psiB: make([]float64, len(av)), psiS: make([]float64, len(av))}
-		for i, a := range av {
-			b := bv[i]
-			la, _ := math.Lgamma(a)
-			lb, _ := math.Lgamma(b)
-			ls, _ := math.Lgamma(a + b)
-			q.lg[i] = la + lb - ls
-			q.psiA[i], q.psiB[i], q.psiS[i] = Digamma(a), Digamma(b), Digamma(a+b)
-		}
-		return q
-	}).(*betaQuery)
-}
-
-// BetaKLDist is Σ|KL(Beta(αp, βp) ‖ Beta(αq, βq))| where [αp | βp] =
-// clamp(row r of p + 1, lo, hi) (BetaE; torch's Beta KL):
-//
-//	KL = lnΓ(αq)+lnΓ(βq)−lnΓ(sq) − lnΓ(αp)−lnΓ(βp)+lnΓ(sp)
-//	     + (αp−αq)ψ(αp) + (βp−βq)ψ(βp) + (sq−sp)ψ(sp),  s = α+β.
-func (t *Tape) BetaKLDist(p *Param, r int, aq, bq V, lo, hi float64) V {
-	row, av, bv := p.Row(r), t.val[aq], t.val[bq]
-	qt := t.betaQueryTerms(aq, bq)
-	d := len(av)
-	reg := func(x float64) float64 { return math.Min(math.Max(x+1, lo), hi) }
-	kl := make([]float64, d) // signs for the backward pass
-	psiP := make([]float64, 3*d)
-	s := 0.0
-	for i := range d {
-		ap, bp := reg(row[i]), reg(row[d+i])
-		sp, sq := ap+bp, av[i]+bv[i]
-		pa, pb, ps := Digamma(ap), Digamma(bp), Digamma(sp)
-		la, _ := math.Lgamma(ap)
-		lb, _ := math.Lgamma(bp)
-		ls, _ := math.Lgamma(sp)
-		kl[i] = qt.lg[i] - la - lb + ls + (ap-av[i])*pa + (bp-bv[i])*pb + (sq-sp)*ps
-		psiP[3*i], psiP[3*i+1], psiP[3*i+2] = pa, pb, ps
-		s += math.Abs(kl[i])
+		out[j] = s
 	}
-	return t.scalarNode(s, func(g float64) {
-		ge, ga, gb := t.rowGrad(p, r), t.G(aq), t.G(bq)
-		for i := range d {
-			xa, xb := row[i]+1, row[d+i]+1
-			ap, bp := reg(row[i]), reg(row[d+i])
-			a, b := av[i], bv[i]
-			sg := g * sign(kl[i])
-			sp, sq := ap+bp, a+b
-			tsp := Trigamma(sp)
-			if xa >= lo && xa <= hi {
-				ge[i] += sg * ((ap-a)*Trigamma(ap) + (sq-sp)*tsp)
+	return t.node(out, func(g []float64) {
+		pg, gc, gO := t.gradOf(p), t.G(c), t.G(o)
+		for j, id := range ids {
+			if g[j] == 0 {
+				continue
 			}
-			if xb >= lo && xb <= hi {
-				ge[d+i] += sg * ((bp-b)*Trigamma(bp) + (sq-sp)*tsp)
+			r := j / k
+			e, cr, or := p.Row(int(id)), cv[r*d:(r+1)*d], ov[r*d:(r+1)*d]
+			ge, gcr, gor := pg[int(id)*d:int(id+1)*d], gc[r*d:(r+1)*d], gO[r*d:(r+1)*d]
+			for i, v := range e {
+				delta := math.Abs(v - cr[i])
+				var dDelta, dO float64
+				if delta-or[i] > 0 {
+					dDelta, dO = 1, -1
+				}
+				dDelta += cen * Tie(delta, or[i])
+				dO += cen * Tie(or[i], delta)
+				sd := g[j] * dDelta * Sign(v-cr[i])
+				ge[i] += sd
+				gcr[i] -= sd
+				gor[i] += g[j] * dO
 			}
-			pa, pb, ps := psiP[3*i], psiP[3*i+1], psiP[3*i+2]
-			ga[i] += sg * (qt.psiA[i] - qt.psiS[i] - pa + ps)
-			gb[i] += sg * (qt.psiB[i] - qt.psiS[i] - pb + ps)
-		}
-	})
-}
-
-// ConeDist is ConE's logit γ − (Σ d_out + cen·Σ d_in)·modulus for the
-// entity axis e = π·tanh(x/ρ), x = row r of p, a query (axis, arg), and the
-// scalar parameter modulus (cal_logit_cone).
-func (t *Tape) ConeDist(p *Param, r int, axis, arg V, mod *Param, rho, cen, gamma float64) V {
-	x, av, gv := p.Row(r), t.val[axis], t.val[arg]
-	h := func(u float64) float64 { return math.Abs(math.Sin(u / 2)) }
-	dist := 0.0
-	for i, xv := range x {
-		e := math.Pi * math.Tanh(xv/rho)
-		a, g := av[i], gv[i]
-		toAxis, base := h(e-a), h(g)
-		if !(toAxis < base) {
-			dist += math.Min(h(e-a+g), h(e-a-g))
-		}
-		dist += cen * math.Min(toAxis, base)
-	}
-	m := mod.Data[0]
-	return t.scalarNode(gamma-dist*m, func(gl float64) {
-		t.gradOf(mod)[0] -= gl * dist
-		gd := -gl * m // d logit / d dist
-		ge, ga, gg := t.rowGrad(p, r), t.G(axis), t.G(arg)
-		dh := func(u float64) float64 { return 0.5 * math.Cos(u/2) * sign(math.Sin(u/2)) }
-		for i, xv := range x {
-			th := math.Tanh(xv / rho)
-			e := math.Pi * th
-			a, g := av[i], gv[i]
-			toAxis, base := h(e-a), h(g)
-			var de, da, dg float64
-			if !(toAxis < base) {
-				d1, d2 := h(e-a+g), h(e-a-g)
-				w1, w2 := tie(d1, d2), tie(d2, d1)
-				h1, h2 := dh(e-a+g), dh(e-a-g)
-				de += w1*h1 + w2*h2
-				da += -w1*h1 - w2*h2
-				dg += w1*h1 - w2*h2
-			}
-			wt, wb := cen*tie(toAxis, base), cen*tie(base, toAxis)
-			ht := dh(e - a)
-			de += wt * ht
-			da -= wt * ht
-			dg += wb * dh(g)
-			ge[i] += gd * de * math.Pi * (1 - th*th) / rho
-			ga[i] += gd * da
-			gg[i] += gd * dg
 		}
 	})
 }

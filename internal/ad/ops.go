@@ -1,6 +1,9 @@
 package ad
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // unary records f applied elementwise, with derivative df(x, y) at input x
 // and output y.
@@ -64,12 +67,13 @@ func (t *Tape) Div(a, b V) V {
 // gradient (torch.min(a, b)).
 func (t *Tape) Min2(a, b V) V {
 	return t.binary(a, b, "min", math.Min,
-		func(x, y, _ float64) float64 { return tie(x, y) },
-		func(x, y, _ float64) float64 { return tie(y, x) })
+		func(x, y, _ float64) float64 { return Tie(x, y) },
+		func(x, y, _ float64) float64 { return Tie(y, x) })
 }
 
-// tie is the share of min(x, y)'s gradient that goes to x.
-func tie(x, y float64) float64 {
+// Tie is the share of min(x, y)'s gradient that goes to x (torch.min of
+// two tensors splits ties).
+func Tie(x, y float64) float64 {
 	switch {
 	case x < y:
 		return 1
@@ -167,68 +171,92 @@ func (t *Tape) Digammas(a V) V {
 	return t.unary(a, Digamma, func(x, _ float64) float64 { return Trigamma(x) })
 }
 
-// Sum is the scalar Σ a.
+// Sum is each row's Σ: Rows() rows of one.
 func (t *Tape) Sum(a V) V {
 	x := t.val[a]
-	s := t.alloc(1)
-	for _, v := range x {
-		s[0] += v
+	w := t.width(len(x), "sum")
+	s := t.alloc(t.n)
+	for r := range s {
+		for _, v := range x[r*w : (r+1)*w] {
+			s[r] += v
+		}
 	}
 	return t.node(s, func(g []float64) {
 		ga := t.G(a)
 		for i := range ga {
-			ga[i] += g[0]
+			ga[i] += g[i/w]
 		}
 	})
 }
 
-// ScaleBy is a·s for a scalar node s.
+// ScaleBy is each row of a times that row's scalar in s (one column).
 func (t *Tape) ScaleBy(a, s V) V {
 	x, k := t.val[a], t.val[s]
+	w := t.width(len(x), "scale")
+	if len(k) != t.n {
+		panic("ad: scale by a value that is not one column")
+	}
 	y := t.alloc(len(x))
 	for i, v := range x {
-		y[i] = v * k[0]
+		y[i] = v * k[i/w]
 	}
 	return t.node(y, func(g []float64) {
 		ga, gs := t.G(a), t.G(s)
 		for i, gi := range g {
-			ga[i] += gi * k[0]
-			gs[0] += gi * x[i]
+			ga[i] += gi * k[i/w]
+			gs[i/w] += gi * x[i]
 		}
 	})
 }
 
-// Concat joins vectors.
+// Concat joins values row by row.
 func (t *Tape) Concat(vs ...V) V {
-	n := 0
-	for _, v := range vs {
-		n += len(t.val[v])
+	ws := make([]int, len(vs))
+	w := 0
+	for i, v := range vs {
+		ws[i] = t.width(len(t.val[v]), "concat")
+		w += ws[i]
 	}
-	y := t.alloc(n)
-	off := 0
-	for _, v := range vs {
-		off += copy(y[off:], t.val[v])
+	y := t.alloc(t.n * w)
+	for r := range t.n {
+		off := r * w
+		for i, v := range vs {
+			off += copy(y[off:], t.val[v][r*ws[i]:(r+1)*ws[i]])
+		}
 	}
 	return t.node(y, func(g []float64) {
-		off := 0
-		for _, v := range vs {
-			gv := t.G(v)
-			for i := range gv {
-				gv[i] += g[off+i]
+		for r := range len(g) / w {
+			off := r * w
+			for i, v := range vs {
+				gv := t.G(v)[r*ws[i] : (r+1)*ws[i]]
+				for j := range gv {
+					gv[j] += g[off+j]
+				}
+				off += ws[i]
 			}
-			off += len(gv)
 		}
 	})
 }
 
-// Slice is a[lo:hi].
+// Slice is columns [lo, hi) of every row of a.
 func (t *Tape) Slice(a V, lo, hi int) V {
-	y := t.alloc(hi - lo)
-	copy(y, t.val[a][lo:hi])
+	x := t.val[a]
+	w, n := t.width(len(x), "slice"), t.n
+	if lo < 0 || hi > w || lo > hi {
+		panic(fmt.Sprintf("ad: columns [%d, %d) of %d", lo, hi, w))
+	}
+	k := hi - lo
+	y := t.alloc(n * k)
+	for r := range n {
+		copy(y[r*k:(r+1)*k], x[r*w+lo:r*w+hi])
+	}
 	return t.node(y, func(g []float64) {
-		ga := t.G(a)[lo:hi]
-		for i, gi := range g {
-			ga[i] += gi
+		ga := t.G(a)
+		for r := range n {
+			dst := ga[r*w+lo : r*w+hi]
+			for j, gi := range g[r*k : (r+1)*k] {
+				dst[j] += gi
+			}
 		}
 	})
 }

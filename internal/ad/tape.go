@@ -1,6 +1,9 @@
 // Package ad is reverse-mode automatic differentiation over float64
-// vectors: the baselines (GQE, Query2Box, BetaE, ConE) record their forward
-// pass on a Tape and get exact gradients from Backward. Every operation's
+// matrices: the baselines (GQE, Query2Box, BetaE, ConE) record their
+// forward pass on a Tape and get exact gradients from Backward. A recorded
+// value holds one row per query of a batch of queries of the same
+// structure (SetRows), so that a linear layer is one matrix product for
+// the whole batch; elementwise operations do not care. Every operation's
 // derivative follows PyTorch's autograd at the points where a function is
 // not differentiable (clamp bounds inclusive, ReLU 0 at 0, ties of min),
 // so that gradients reproduce the authors' code.
@@ -11,7 +14,7 @@ import (
 	"math/rand/v2"
 )
 
-// V is a vector recorded on a tape.
+// V is a value recorded on a tape: Rows() rows of its width, row-major.
 type V int32
 
 // Param is a parameter tensor (row-major, [rows, cols]) with its gradient.
@@ -45,7 +48,25 @@ type Tape struct {
 	// distance uses), by that vector.
 	memo map[V]any
 	rng  *rand.Rand // training-time randomness (dropout), per tape
+	n    int        // rows of the values recorded now
+	// f32, when set, makes linear layers float32 matrix products (the
+	// weights converted once per batch, shared by the batch's tapes).
+	f32 *Weights32
+	// wg32 accumulates the float32 weight gradients of those products.
+	wg32 map[*Param][]float32
 }
+
+// SetRows sets the number of rows (queries) of the values recorded from
+// now on: every operand of an operation has this many rows.
+func (t *Tape) SetRows(n int) {
+	if n < 1 {
+		panic(fmt.Sprintf("ad: %d rows", n))
+	}
+	t.n = n
+}
+
+// Rows is the number of rows of the values recorded now.
+func (t *Tape) Rows() int { return t.n }
 
 // SetRand gives the tape its source of randomness (dropout masks): each
 // goroutine's tape has its own, so that masks are drawn deterministically.
@@ -86,10 +107,11 @@ func (t *Tape) gradOf(p *Param) []float64 {
 
 // NewTape returns an empty tape. With noGrad set it records no backward
 // functions (inference).
-func NewTape(noGrad bool) *Tape { return &Tape{noGrad: noGrad} }
+func NewTape(noGrad bool) *Tape { return &Tape{noGrad: noGrad, n: 1} }
 
-// Reset forgets every recorded vector.
+// Reset forgets every recorded value.
 func (t *Tape) Reset() {
+	t.n = 1
 	t.val, t.grad, t.back = t.val[:0], t.grad[:0], t.back[:0]
 	clear(t.memo)
 	clear(t.buf) // alloc hands out zeroed memory
@@ -144,12 +166,9 @@ func (t *Tape) G(v V) []float64 {
 	return t.grad[v]
 }
 
-// Backward seeds the gradient of each scalar in seeds (node → dL/dnode)
-// and propagates it to every recorded input, parameters included.
-func (t *Tape) Backward(seeds map[V]float64) {
-	for v, g := range seeds {
-		t.G(v)[0] += g
-	}
+// Backward propagates the gradients set through G (dL/dv of the outputs)
+// to every recorded input, parameters included.
+func (t *Tape) Backward() {
 	for i := len(t.back) - 1; i >= 0; i-- {
 		if t.back[i] != nil {
 			t.back[i]()
@@ -158,26 +177,48 @@ func (t *Tape) Backward(seeds map[V]float64) {
 	t.flushOuter()
 }
 
-// Const records x (copied) as a vector no gradient flows out of.
+// Const records x (copied; Rows() rows) as a value no gradient flows out
+// of.
 func (t *Tape) Const(x []float64) V {
+	t.width(len(x), "const")
 	val := t.alloc(len(x))
 	copy(val, x)
 	return t.node(val, nil)
 }
 
-// Row records row r of p; its gradient is added to p's gradient row.
-func (t *Tape) Row(p *Param, r int) V {
-	if r < 0 || r >= p.Rows {
-		panic(fmt.Sprintf("ad: row %d of %s, which has %d", r, p.Name, p.Rows))
+// Zeros records Rows() rows of w zeros.
+func (t *Tape) Zeros(w int) V { return t.node(t.alloc(t.n*w), nil) }
+
+// Gather records rows ids of p, one per row of the batch; their gradients
+// are added to p's gradient rows.
+func (t *Tape) Gather(p *Param, ids []int32) V {
+	if len(ids) != t.n {
+		panic(fmt.Sprintf("ad: %d ids for %d rows", len(ids), t.n))
 	}
-	val := t.alloc(p.Cols)
-	copy(val, p.Row(r))
+	val := t.alloc(t.n * p.Cols)
+	for i, r := range ids {
+		if r < 0 || int(r) >= p.Rows {
+			panic(fmt.Sprintf("ad: row %d of %s, which has %d", r, p.Name, p.Rows))
+		}
+		copy(val[i*p.Cols:], p.Row(int(r)))
+	}
 	return t.node(val, func(g []float64) {
-		dst := t.gradOf(p)[r*p.Cols : (r+1)*p.Cols]
-		for i, x := range g {
-			dst[i] += x
+		pg := t.gradOf(p)
+		for i, r := range ids {
+			dst := pg[int(r)*p.Cols : int(r+1)*p.Cols]
+			for j, x := range g[i*p.Cols : (i+1)*p.Cols] {
+				dst[j] += x
+			}
 		}
 	})
+}
+
+// width is the row width of a value of n floats.
+func (t *Tape) width(n int, op string) int {
+	if n%t.n != 0 {
+		panic(fmt.Sprintf("ad: %s of %d values in %d rows", op, n, t.n))
+	}
+	return n / t.n
 }
 
 func (t *Tape) same(a, b V, op string) int {
@@ -187,37 +228,9 @@ func (t *Tape) same(a, b V, op string) int {
 	return len(t.val[a])
 }
 
-// Mark is a point of the tape to Rewind to.
-type Mark struct {
-	nodes, buf int
-	chunk      *float64
-}
-
-// Mark returns the tape's current end.
-func (t *Tape) Mark() Mark { return Mark{len(t.val), len(t.buf), t.chunkID()} }
-
-// Rewind forgets what was recorded after m (inference loops that score
-// many entities against one embedding).
-func (t *Tape) Rewind(m Mark) {
-	t.val, t.grad, t.back = t.val[:m.nodes], t.grad[:m.nodes], t.back[:m.nodes]
-	for v := range t.memo {
-		if int(v) >= m.nodes {
-			delete(t.memo, v)
-		}
-	}
-	if m.buf <= len(t.buf) && m.chunk == t.chunkID() {
-		clear(t.buf[m.buf:])
-		t.buf = t.buf[:m.buf]
-	}
-}
-
-// chunkID identifies the arena's current chunk.
-func (t *Tape) chunkID() *float64 {
-	if cap(t.buf) == 0 {
-		return nil
-	}
-	return &t.buf[:1][0]
-}
-
 // Training reports whether the tape records gradients (dropout applies).
 func (t *Tape) Training() bool { return !t.noGrad }
+
+// Float32 reports whether linear layers are float32 products (SetFloat32):
+// a model may then take float32 shortcuts of its own.
+func (t *Tape) Float32() bool { return t.f32 != nil }

@@ -28,13 +28,15 @@ type Net interface {
 	// Params are the model's tensors in the authors' named_parameters
 	// order.
 	Params() []*ad.Param
-	// Embed records the embedding of a union-free query (its anchors and
-	// relations already checked against the model's sizes).
-	Embed(t *ad.Tape, q query.Node) (Emb, error)
-	// Logit records the logit of entity e for the embedding.
-	Logit(t *ad.Tape, q Emb, e int32) ad.V
-	// Uncertainty is the size of an embedding (its values), and false
-	// when the model has no such measure.
+	// Embed records the embeddings of a group of union-free queries of one
+	// structure, one row each (their anchors and relations already checked
+	// against the model's sizes; t.Rows() is len(g)).
+	Embed(t *ad.Tape, g Group) (Emb, error)
+	// Logits records the logits of each row's candidates: ids holds k
+	// entities per row, and the value is Rows() rows of k.
+	Logits(t *ad.Tape, q Emb, ids []int32) ad.V
+	// Uncertainty is the size of a one-row embedding (its values), and
+	// false when the model has no such measure.
 	Uncertainty(t *ad.Tape, q Emb) (float64, bool)
 	// Entities and Relations are the table sizes.
 	Entities() int
@@ -58,9 +60,16 @@ type Model struct {
 	// gradient chunk's tape in turn; its state is checkpointed
 	// (qe.Stateful), so that a resumed run draws the same masks.
 	Dropout *rand.PCG
+	// Float32 makes Gradient's linear layers float32 matrix products (as
+	// GammaE trains); scoring, embedding and the float64 parity and
+	// gradient checks do not use it.
+	Float32 bool
 }
 
 var _ qe.Stateful = Model{}
+
+// UseFloat32 sets Float32.
+func (m *Model) UseFloat32() { m.Float32 = true }
 
 // RNGState is the dropout source's state (nil when there is none).
 func (m Model) RNGState() ([]byte, error) {
@@ -140,21 +149,30 @@ func (m Model) check(q query.Node) error {
 	return err
 }
 
-// embed records the DNF branches of q.
-func (m Model) embed(t *ad.Tape, q query.Node) ([]Emb, error) {
-	if err := m.check(q); err != nil {
-		return nil, err
-	}
-	if m.DeMorgan {
-		q = query.DeMorgan(q)
-	}
-	var out []Emb
-	for _, b := range query.DNF(q) {
-		e, err := m.Net.Embed(t, b)
-		if err != nil {
-			return nil, fmt.Errorf("%v (query %s)", err, query.Shape(q))
+// embed records the DNF branches of a group of queries of one structure
+// (t.Rows() of them): each branch's embeddings, one row per query.
+func (m Model) embed(t *ad.Tape, qs []query.Node) ([]Emb, error) {
+	var branches [][]query.Node // per query
+	for _, q := range qs {
+		if err := m.check(q); err != nil {
+			return nil, err
 		}
-		out = append(out, e)
+		if m.DeMorgan {
+			q = query.DeMorgan(q)
+		}
+		branches = append(branches, query.DNF(q))
+	}
+	out := make([]Emb, len(branches[0]))
+	for b := range out {
+		g := make(Group, len(qs))
+		for i := range qs {
+			g[i] = branches[i][b]
+		}
+		e, err := m.Net.Embed(t, g)
+		if err != nil {
+			return nil, fmt.Errorf("%v (query %s)", err, query.Shape(qs[0]))
+		}
+		out[b] = e
 	}
 	return out, nil
 }
@@ -162,7 +180,7 @@ func (m Model) embed(t *ad.Tape, q query.Node) ([]Emb, error) {
 // Embed returns the values of q's embedding, one per DNF branch.
 func (m Model) Embed(q query.Node) ([][][]float64, error) {
 	t := ad.NewTape(true)
-	bs, err := m.embed(t, q)
+	bs, err := m.embed(t, []query.Node{q})
 	if err != nil {
 		return nil, err
 	}
@@ -175,16 +193,16 @@ func (m Model) Embed(q query.Node) ([][][]float64, error) {
 	return out, nil
 }
 
-// logit records the logit of e: the best branch's.
-func (m Model) logit(t *ad.Tape, bs []Emb, e int32) ad.V {
+// logits records the logits of each row's candidates: the best branch's.
+func (m Model) logits(t *ad.Tape, bs []Emb, ids []int32) ad.V {
 	if len(bs) == 1 {
-		return m.Net.Logit(t, bs[0], e)
+		return m.Net.Logits(t, bs[0], ids)
 	}
 	ls := make([]ad.V, len(bs))
 	for i, b := range bs {
-		ls[i] = m.Net.Logit(t, b, e)
+		ls[i] = m.Net.Logits(t, b, ids)
 	}
-	return t.MaxScalar(ls)
+	return t.MaxOver(ls)
 }
 
 // Scores writes the logit of every entity for q into dst.
@@ -193,7 +211,7 @@ func (m Model) Scores(q query.Node, dst []float64) error {
 		return fmt.Errorf("%s: %d scores asked for %d entities", m.Kind(), len(dst), m.Net.Entities())
 	}
 	t := ad.NewTape(true)
-	bs, err := m.embed(t, q)
+	bs, err := m.embed(t, []query.Node{q})
 	if err != nil {
 		return err
 	}
@@ -217,17 +235,17 @@ func (m Model) Scores(q query.Node, dst []float64) error {
 // tapeScores computes the logits through the recorded operations, the
 // specification ScoreAll is tested against.
 func (m Model) tapeScores(t *ad.Tape, bs []Emb, dst []float64) {
-	for e := range dst {
-		mark := t.Mark()
-		dst[e] = t.Val(m.logit(t, bs, int32(e)))[0]
-		t.Rewind(mark)
+	ids := make([]int32, len(dst))
+	for e := range ids {
+		ids[e] = int32(e)
 	}
+	copy(dst, t.Val(m.logits(t, bs, ids)))
 }
 
 // TapeScores is Scores through the recorded operations only (for tests).
 func (m Model) TapeScores(q query.Node, dst []float64) error {
 	t := ad.NewTape(true)
-	bs, err := m.embed(t, q)
+	bs, err := m.embed(t, []query.Node{q})
 	if err != nil {
 		return err
 	}
@@ -243,8 +261,9 @@ func (m Model) ParamsChanged() {
 }
 
 // Gradient sets grads to the gradient of the batch loss. The batch is
-// split over GOMAXPROCS goroutines, each with its own tape and gradient
-// buffers, summed at the end.
+// grouped by structure (and number of negatives); every group is split
+// over GOMAXPROCS goroutines, each with its own tape and gradient buffers,
+// summed at the end.
 func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) {
 	ps := m.Net.Params()
 	if len(grads) != len(ps) {
@@ -261,19 +280,32 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 			return qe.Loss{}, err
 		}
 	}
+	// The parameters may have changed since the last call (a step, or a
+	// test's finite differences): nothing cached of them is used.
+	m.ParamsChanged()
+	groups := groupRows(batch)
 	k := max(1, min(runtime.GOMAXPROCS(0), len(batch)/8))
+	var w32 *ad.Weights32
+	if m.Float32 {
+		w32 = ad.NewWeights32()
+	}
 	chunks := make([]chunk, k)
 	for c := range chunks {
-		lo, hi := c*len(batch)/k, (c+1)*len(batch)/k
-		chunks[c] = chunk{rows: batch[lo:hi], first: lo}
+		for _, g := range groups {
+			lo, hi := c*len(g)/k, (c+1)*len(g)/k
+			if lo < hi {
+				chunks[c].rows = append(chunks[c].rows, g[lo:hi])
+			}
+		}
 		if m.Dropout != nil {
 			chunks[c].rng = rand.New(rand.NewPCG(m.Dropout.Uint64(), uint64(c)))
 		}
+		chunks[c].w32 = w32
 	}
 	pos := make([]float64, len(batch))
 	neg := make([][]float64, len(batch))
 	w := make([]float64, len(batch))
-	if err := parallel(chunks, func(c *chunk) error { return m.forward(c, pos, neg, w) }); err != nil {
+	if err := parallel(chunks, func(c *chunk) error { return m.forward(c, batch, pos, neg, w) }); err != nil {
 		return qe.Loss{}, err
 	}
 	loss, dpos, dneg, err := qe.BatchLoss(pos, neg, w)
@@ -281,14 +313,17 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 		return qe.Loss{}, err
 	}
 	parallel(chunks, func(c *chunk) error {
-		seeds := map[ad.V]float64{}
-		for i, r := range c.logits {
-			seeds[r.pos] += dpos[c.first+i]
-			for j, v := range r.negs {
-				seeds[v] += dneg[c.first+i][j]
+		for gi, rows := range c.rows {
+			g := c.tape.G(c.logits[gi])
+			k := len(g) / len(rows)
+			for i, r := range rows {
+				g[i*k] += dpos[r]
+				for j, v := range dneg[r] {
+					g[i*k+1+j] += v
+				}
 			}
 		}
-		c.tape.Backward(seeds)
+		c.tape.Backward()
 		return nil
 	})
 	for i, p := range ps {
@@ -304,42 +339,68 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 	return loss, nil
 }
 
-// chunk is the share of a batch one goroutine computes.
-type chunk struct {
-	rows   []qe.Example
-	first  int // index of rows[0] in the batch
-	rng    *rand.Rand
-	tape   *ad.Tape
-	sink   map[*ad.Param][]float64
-	logits []rowLogits
+// groupRows groups the batch's indices by query structure and number of
+// negatives, in order of first appearance.
+func groupRows(batch []qe.Example) [][]int {
+	type key struct {
+		sig  string
+		negs int
+	}
+	index := map[key]int{}
+	var out [][]int
+	for r, ex := range batch {
+		k := key{signature(ex.Query), len(ex.Negatives)}
+		g, ok := index[k]
+		if !ok {
+			g = len(out)
+			index[k] = g
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], r)
+	}
+	return out
 }
 
-type rowLogits struct {
-	pos  ad.V
-	negs []ad.V
+// chunk is the share of a batch one goroutine computes: a slice of rows of
+// each group.
+type chunk struct {
+	rows   [][]int // batch indices, per group
+	rng    *rand.Rand
+	w32    *ad.Weights32
+	tape   *ad.Tape
+	sink   map[*ad.Param][]float64
+	logits []ad.V // per group: rows of [positive, negatives…]
 }
 
 // forward records the chunk's logits on its own tape.
-func (m Model) forward(c *chunk, pos []float64, neg [][]float64, w []float64) error {
+func (m Model) forward(c *chunk, batch []qe.Example, pos []float64, neg [][]float64, w []float64) error {
 	c.tape, c.sink = ad.NewTape(false), map[*ad.Param][]float64{}
-	c.tape.SetSink(c.sink)
-	c.tape.SetRand(c.rng)
-	c.logits = make([]rowLogits, len(c.rows))
-	for i, ex := range c.rows {
-		t, r := c.tape, c.first+i
-		bs, err := m.embed(t, ex.Query)
+	t := c.tape
+	t.SetSink(c.sink)
+	t.SetRand(c.rng)
+	t.SetFloat32(c.w32)
+	c.logits = make([]ad.V, len(c.rows))
+	for gi, rows := range c.rows {
+		t.SetRows(len(rows))
+		qs := make([]query.Node, len(rows))
+		k := 1 + len(batch[rows[0]].Negatives)
+		ids := make([]int32, 0, len(rows)*k)
+		for i, r := range rows {
+			qs[i] = batch[r].Query
+			ids = append(ids, batch[r].Positive)
+			ids = append(ids, batch[r].Negatives...)
+		}
+		bs, err := m.embed(t, qs)
 		if err != nil {
 			return err
 		}
-		c.logits[i].pos = m.logit(t, bs, ex.Positive)
-		pos[r] = t.Val(c.logits[i].pos)[0]
-		neg[r] = make([]float64, len(ex.Negatives))
-		c.logits[i].negs = make([]ad.V, len(ex.Negatives))
-		for j, e := range ex.Negatives {
-			c.logits[i].negs[j] = m.logit(t, bs, e)
-			neg[r][j] = t.Val(c.logits[i].negs[j])[0]
+		c.logits[gi] = m.logits(t, bs, ids)
+		vals := t.Val(c.logits[gi])
+		for i, r := range rows {
+			pos[r] = vals[i*k]
+			neg[r] = vals[i*k+1 : (i+1)*k]
+			w[r] = batch[r].Weight
 		}
-		w[r] = ex.Weight
 	}
 	return nil
 }
@@ -373,7 +434,7 @@ func (m Model) checkEntities(ex qe.Example) error {
 // paper's uncertainty tables leave unions out).
 func (m Model) Uncertainty(q query.Node) (float64, bool) {
 	t := ad.NewTape(true)
-	bs, err := m.embed(t, q)
+	bs, err := m.embed(t, []query.Node{q})
 	if err != nil || len(bs) == 0 {
 		return 0, false
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // NewKind completes a model kind's registry entry from its package's
-// typed preset and constructor: configurations travel as JSON.
+// typed preset and constructor: configurations travel as JSON, and the
+// models it makes train with float32 products (Model.Float32).
 func NewKind[C any, M qe.Model](k qe.Kind, preset func(dataset string) (C, error), build func(C, *rand.Rand) (M, error)) qe.Kind {
 	k.Preset = func(dataset string) ([]byte, error) {
 		c, err := preset(dataset)
@@ -23,7 +24,16 @@ func NewKind[C any, M qe.Model](k qe.Kind, preset func(dataset string) (C, error
 		if err := json.Unmarshal(config, &c); err != nil {
 			return nil, fmt.Errorf("%s configuration: %v", k.Name, err)
 		}
-		return build(c, rand.New(rand.NewPCG(seed, 0x9e)))
+		m, err := build(c, rand.New(rand.NewPCG(seed, 0x9e)))
+		if err != nil {
+			return nil, err
+		}
+		// Models made for training and serving train with float32
+		// products; the packages' own tests build float64 ones.
+		if f, ok := any(m).(interface{ UseFloat32() }); ok {
+			f.UseFloat32()
+		}
+		return m, nil
 	}
 	return k
 }

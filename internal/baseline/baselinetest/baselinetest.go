@@ -206,3 +206,110 @@ func FastScores(t *testing.T, m Scorer, structures []string, entities, relations
 	m.ParamsChanged()
 	check()
 }
+
+// mixedBatch is three queries of each structure (and the DNF unions), with
+// two or three negatives, in an interleaved order.
+func mixedBatch(structures []string, entities, relations int, rng *rand.Rand) []qe.Example {
+	var batch []qe.Example
+	for range 3 {
+		for _, s := range append(append([]string(nil), structures...), "2u-DNF", "up-DNF") {
+			negs := make([]int32, 2+rng.IntN(2))
+			for i := range negs {
+				negs[i] = int32(rng.IntN(entities))
+			}
+			batch = append(batch, qe.Example{Query: Random(s, entities, relations, rng), Positive: int32(rng.IntN(entities)),
+				Negatives: negs, Weight: 0.2 + rng.Float64()})
+		}
+	}
+	return batch
+}
+
+// Batching checks that a batch's loss and gradient, computed with the
+// queries of each structure embedded together, are the weighted means of
+// the examples' own: no row is scored against another row's candidates.
+func Batching(t *testing.T, m qe.Model, structures []string, entities, relations int) {
+	t.Helper()
+	batch := mixedBatch(structures, entities, relations, rand.New(rand.NewPCG(10, 11)))
+	grads := qe.LikeParams(m.Params())
+	l, err := m.Gradient(batch, grads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, want := 0.0, 0.0
+	wantGrads := qe.LikeParams(m.Params())
+	for _, ex := range batch {
+		sw += ex.Weight
+	}
+	for _, ex := range batch {
+		one := qe.LikeParams(m.Params())
+		w := ex.Weight
+		ex.Weight = 1
+		li, err := m.Gradient([]qe.Example{ex}, one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += w / sw * li.Loss
+		for i := range one {
+			for j, v := range one[i].Data {
+				wantGrads[i].Data[j] += w / sw * v
+			}
+		}
+	}
+	if math.Abs(l.Loss-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("batch loss %.12g, weighted mean of the examples' %.12g", l.Loss, want)
+	}
+	for i := range grads {
+		for j, v := range grads[i].Data {
+			if w := wantGrads[i].Data[j]; math.Abs(v-w) > 1e-9*math.Max(1, math.Abs(w)) {
+				t.Errorf("d loss / d %s[%d]: batch %.12g, weighted mean of the examples' %.12g", grads[i].Name, j, v, w)
+				break
+			}
+		}
+	}
+}
+
+// Products32 checks a model training with float32 products (fast, made
+// with UseFloat32) against the same model in float64 (exact): the loss
+// and every gradient agree up to float32 rounding.
+func Products32(t *testing.T, exact, fast qe.Model, structures []string, entities, relations int) {
+	t.Helper()
+	batch := mixedBatch(structures, entities, relations, rand.New(rand.NewPCG(12, 13)))
+	g64, g32 := qe.LikeParams(exact.Params()), qe.LikeParams(fast.Params())
+	l64, err := exact.Gradient(batch, g64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l32, err := fast.Gradient(batch, g32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l64.Loss == l32.Loss {
+		t.Error("the same loss to the last bit: the float32 products were not used")
+	}
+	if math.Abs(l64.Loss-l32.Loss) > 1e-5*math.Abs(l64.Loss) {
+		t.Errorf("loss %.9g in float64, %.9g with float32 products", l64.Loss, l32.Loss)
+	}
+	largest := func(g qe.Tensor) float64 {
+		m := 0.0
+		for _, v := range g.Data {
+			m = math.Max(m, math.Abs(v))
+		}
+		return m
+	}
+	global := 0.0
+	for _, g := range g64 {
+		global = math.Max(global, largest(g))
+	}
+	for i := range g64 {
+		// Per tensor, but not below the rounding of the largest gradient:
+		// an attention's last bias has an exact gradient of zero (the
+		// softmax does not see it) and float64 noise of 1e-18.
+		scale := math.Max(largest(g64[i]), 1e-6*global)
+		for j, v := range g64[i].Data {
+			if d := math.Abs(v - g32[i].Data[j]); d > 1e-4*scale {
+				t.Errorf("d loss / d %s[%d] = %.9g in float64, %.9g with float32 products", g64[i].Name, j, v, g32[i].Data[j])
+				break
+			}
+		}
+	}
+}
