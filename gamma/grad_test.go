@@ -115,24 +115,27 @@ func TestGradients(t *testing.T) {
 		dropout float64
 		live    []string // parameters that must get a non-zero gradient
 		repeat  bool     // rows 0 and 1 of every group the same query, and shared first projections across groups
+		obj     Objective
 	}{
-		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false},
-		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false},
-		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false},
-		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false},
-		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false},
-		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false},
-		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false},
-		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false},
-		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false},
+		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false, Objective{}},
+		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false, Objective{}},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false, Objective{}},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}},
+		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false, Objective{}},
+		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false, Objective{}},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false, Objective{}},
+		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{}},
+		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}},
+		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false, Objective{}},
+		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}},
 		// The nets run once per distinct first projection (projBatch.collect).
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true, Objective{}},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "softmax", Temperature: 2}},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "softmax"}},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {
@@ -144,6 +147,7 @@ func TestGradients(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := randomBatch(t, m, c.shapes, 4, 4, rng)
+			b.Objective = c.obj
 			if c.repeat {
 				for _, g := range b.Groups {
 					s := g.Program.Slots()
@@ -233,3 +237,59 @@ func mustTemplate(t *testing.T, shape string) query.Node {
 	}
 	return n
 }
+
+// TestObjectives checks each loss's gradient with respect to a row's
+// logits: central differences of the loss, with the adversarial weights
+// held at their values (they are constants of its gradient), and the
+// adversarial loss at inverse temperature 0 equal to the reference's.
+func TestObjectives(t *testing.T) {
+	logits := []float64{1.3, -0.4, 2.1, 0.2, -3}
+	rowLoss := func(o Objective, l []float64) (float64, []float64) {
+		ts := trainState[float64]{rows: 1, cols: len(l), weight: []float64{0.7}, sw: 1.4, objective: o,
+			logits: slices.Clone(l), dlogits: make([]float64, len(l)), pos: make([]float64, 1), neg: make([]float64, 1)}
+		ts.rowLoss(0)
+		return -(ts.pos[0] + ts.neg[0]) / 2, ts.dlogits
+	}
+	frozen := func(alpha float64, l []float64) float64 { // adversarial, weights from logits
+		z, m := 0.0, math.Inf(-1)
+		for _, v := range logits[1:] {
+			m = math.Max(m, alpha*v)
+		}
+		for _, v := range logits[1:] {
+			z += math.Exp(alpha*v - m)
+		}
+		loss := -0.5 * 0.5 * logSigmoid(l[0])
+		for j := 1; j < len(l); j++ {
+			loss -= 0.5 * 0.5 * math.Exp(alpha*logits[j]-m) / z * logSigmoid(-l[j])
+		}
+		return loss
+	}
+	for _, o := range []Objective{{}, {Kind: "softmax"}, {Kind: "softmax", Temperature: 0.5}, {Kind: "adversarial", Temperature: 1.5}} {
+		_, dl := rowLoss(o, logits)
+		for j := range logits {
+			up, down := slices.Clone(logits), slices.Clone(logits)
+			up[j] += 1e-6
+			down[j] -= 1e-6
+			var lu, ld float64
+			if o.Kind == "adversarial" {
+				lu, ld = frozen(o.Temperature, up), frozen(o.Temperature, down)
+			} else {
+				lu, _ = rowLoss(o, up)
+				ld, _ = rowLoss(o, down)
+			}
+			if num := (lu - ld) / 2e-6; math.Abs(num-dl[j]) > 1e-7 {
+				t.Errorf("%+v: d loss / d logit %d = %.9g, numeric %.9g", o, j, dl[j], num)
+			}
+		}
+	}
+	ref, dref := rowLoss(Objective{}, logits)
+	adv, dadv := rowLoss(Objective{Kind: "adversarial", Temperature: 1e-300}, logits)
+	if math.Abs(ref-adv) > 1e-12 || !slices.EqualFunc(dref, dadv, func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }) {
+		t.Errorf("adversarial at inverse temperature ~0: loss %v, gradient %v; reference %v, %v", adv, dadv, ref, dref)
+	}
+	if err := (Objective{Kind: "focal"}).Validate(); err == nil {
+		t.Error("an unknown loss was accepted")
+	}
+}
+
+func logSigmoid(x float64) float64 { return -math.Log1p(math.Exp(-x)) }

@@ -21,6 +21,44 @@ type Batch struct {
 	Negative  []int32   // rows × Negatives non-answers
 	Negatives int       // n ≥ 1
 	Weight    []float64 // subsampling weight per row, √(1/(4+|answers|))
+	// Objective is the loss of a row's logits; the zero value is the
+	// reference's (SPEC section 4).
+	Objective Objective
+}
+
+// Objective is how a row's logits (positive first, then the negatives)
+// become its loss. Every kind is weighted by the row's subsampling weight
+// and averaged over the batch as the reference loss is.
+type Objective struct {
+	// Kind is "" or "sigmoid" (the reference: −logσ(pos) and the mean of
+	// −logσ(−neg), halved), "adversarial" (the same with the negatives
+	// weighted by softmax(T·neg), held constant: self-adversarial
+	// sampling) or "softmax" (cross-entropy of the positive against the
+	// row's candidates, logits divided by T).
+	Kind string `json:"kind,omitempty"`
+	// Temperature is T: the adversarial inverse temperature or the
+	// softmax temperature; 0 means 1.
+	Temperature float64 `json:"temperature,omitempty"`
+}
+
+// Validate reports an unknown kind or a negative temperature.
+func (o Objective) Validate() error {
+	switch o.Kind {
+	case "", "sigmoid", "adversarial", "softmax":
+	default:
+		return fmt.Errorf("loss must be sigmoid, adversarial or softmax, got %q", o.Kind)
+	}
+	if !(o.Temperature >= 0) || math.IsInf(o.Temperature, 0) {
+		return fmt.Errorf("loss temperature must be a finite number ≥ 0 (0: 1), got %g", o.Temperature)
+	}
+	return nil
+}
+
+func (o Objective) temperature() float64 {
+	if o.Temperature == 0 {
+		return 1
+	}
+	return o.Temperature
 }
 
 // Loss is the training objective of a batch (SPEC section 4):
@@ -58,7 +96,7 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 		t.runs = append(t.runs, r)
 	}
 	w.forward(t.runs, true, rng)
-	t.rows, t.cols, t.weight = rows, b.Negatives+1, b.Weight
+	t.rows, t.cols, t.weight, t.objective = rows, b.Negatives+1, b.Weight, b.Objective
 	w.candidates(b)
 	d := m.cfg.Dim
 	t.feat = grow(t.feat, len(t.uniq)*2*d)
@@ -114,6 +152,9 @@ func (w *Workspace[T]) checkBatch(b *Batch) (int, error) {
 	case len(b.Weight) != rows:
 		return 0, fmt.Errorf("gamma: batch has %d weights for %d rows", len(b.Weight), rows)
 	}
+	if err := b.Objective.Validate(); err != nil {
+		return 0, fmt.Errorf("gamma: %v", err)
+	}
 	for _, ids := range [][]int32{b.Positive, b.Negative} {
 		for i, e := range ids {
 			if e < 0 || int(e) >= m.cfg.Entities {
@@ -137,6 +178,54 @@ func (t *trainState[T]) rowLoss(r int) {
 	l := t.logits[r*t.cols : (r+1)*t.cols]
 	dl := t.dlogits[r*t.cols : (r+1)*t.cols]
 	x := float64(l[0])
+	switch t.objective.Kind {
+	case "softmax":
+		// Loss −log softmax(l/T)₀; pos and neg both hold the row's log
+		// probability, so that (Positive + Negative)/2 is the loss.
+		tau := t.objective.temperature()
+		m := math.Inf(-1)
+		for _, v := range l {
+			m = math.Max(m, float64(v)/tau)
+		}
+		z := 0.0
+		for _, v := range l {
+			z += math.Exp(float64(v)/tau - m)
+		}
+		lse := m + math.Log(z)
+		for j, v := range l {
+			p := math.Exp(float64(v)/tau - lse)
+			if j == 0 {
+				p--
+			}
+			dl[j] = T(wr * p / tau)
+		}
+		t.pos[r] = wr * (x/tau - lse)
+		t.neg[r] = t.pos[r]
+		return
+	case "adversarial":
+		// The negatives' weights softmax(T·neg), constants of the
+		// gradient (RotatE's self-adversarial sampling).
+		alpha := t.objective.temperature()
+		m := math.Inf(-1)
+		for _, v := range l[1:] {
+			m = math.Max(m, alpha*float64(v))
+		}
+		z := 0.0
+		for _, v := range l[1:] {
+			z += math.Exp(alpha*float64(v) - m)
+		}
+		t.pos[r] = wr * qe.LogSigmoid(x)
+		dl[0] = T(-0.5 * wr * qe.Sigmoid(-x))
+		sum := 0.0
+		for j := 1; j <= n; j++ {
+			x := float64(l[j])
+			p := math.Exp(alpha*x-m) / z
+			sum += p * qe.LogSigmoid(-x)
+			dl[j] = T(0.5 * wr * p * qe.Sigmoid(x))
+		}
+		t.neg[r] = wr * sum
+		return
+	}
 	t.pos[r] = wr * qe.LogSigmoid(x)
 	dl[0] = T(-0.5 * wr * qe.Sigmoid(-x))
 	mean := 0.0

@@ -40,6 +40,7 @@ type trainState[T kernel.Float] struct {
 	rows, cols      int     // batch rows, candidates per row (n+1)
 	crows           int     // component rows over the runs
 	weight          []float64
+	objective       Objective
 	local           []int32          // rows × cols: candidate index into uniq
 	uniq            []int32          // distinct candidate entities
 	mark            []int32          // entity → index into uniq, or −1

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/gammae/gammae/gamma"
 )
 
 // Config is every training hyperparameter. It is saved in checkpoints.
@@ -27,6 +29,11 @@ type Config struct {
 	LR        float64 `json:"lr"`
 	Batch     int     `json:"batch"`
 	Negatives int     `json:"negatives"`
+	// Loss is the objective of a row's logits: "" or "sigmoid" (the
+	// reference's), "adversarial" or "softmax" (gamma.Objective; GammaE
+	// only), with LossTemperature its T (0: 1).
+	Loss            string  `json:"loss,omitempty"`
+	LossTemperature float64 `json:"loss_temperature,omitempty"`
 	// Steps is the number of iterations the lr schedule is laid out for
 	// (each iteration is three optimiser steps); 0 with Minutes set means
 	// "estimate from the measured speed".
@@ -91,6 +98,11 @@ func paper(lr, eps float64) Config {
 	}
 }
 
+// Objective is the loss as the model takes it.
+func (c *Config) Objective() gamma.Objective {
+	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature}
+}
+
 // Preset returns a copy of the named preset.
 func Preset(name string) (Config, error) {
 	c, ok := Presets[strings.ToLower(name)]
@@ -122,6 +134,9 @@ func (c *Config) Validate() error {
 	pos("layers", c.Layers)
 	pos("batch", c.Batch)
 	pos("negatives", c.Negatives)
+	if err := c.Objective().Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Steps <= 0 && c.Minutes <= 0 {
 		errs = append(errs, errors.New("steps or minutes must be positive"))
 	}

@@ -35,6 +35,9 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Loss != "" && cfg.Loss != "sigmoid" {
+		return nil, fmt.Errorf("loss %q: %s trains with the reference loss only (sigmoid)", cfg.Loss, m.Kind())
+	}
 	t := &trainer{cfg: cfg, opts: o, ds: d, q: &qeRun{model: m, config: modelConfig}}
 	if err := t.setup(); err != nil {
 		return nil, err

@@ -298,7 +298,7 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	if t.q != nil {
 		return t.stepQE(b, next)
 	}
-	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Weight: b.Weight}
+	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Weight: b.Weight, Objective: t.cfg.Objective()}
 	for _, p := range b.Parts {
 		gb.Groups = append(gb.Groups, gamma.Group{Program: t.progs[p.Group], IDs: p.IDs})
 	}
