@@ -73,28 +73,53 @@ func IsTorch(path string) bool {
 // (or "state_dict", or of the file itself when it is a bare state dict).
 // Errors name the file.
 func ReadTorch(path string) (*TorchState, error) {
-	if _, err := os.Stat(path); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, err
 	}
-	var src *torchSource
-	var err error
-	switch {
-	case isLegacyTorch(path):
-		src, err = openLegacyTorch(path)
-	case IsTorch(path):
-		src, err = openZipTorch(path)
-	default:
-		return nil, fmt.Errorf("%s: not a torch.save file (neither a zip archive with data.pkl nor the legacy magic number)", path)
-	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, err
 	}
-	defer src.close()
-	st, err := src.state()
+	st, err := readTorch(f, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return st, nil
+}
+
+var errNotTorch = errors.New("not a torch.save file (neither a zip archive with data.pkl nor the legacy magic number)")
+
+// readTorch is ReadTorch of size bytes read from r.
+func readTorch(r io.ReaderAt, size int64) (*TorchState, error) {
+	head := make([]byte, len(legacyMagic))
+	n, _ := r.ReadAt(head, 0)
+	head = head[:n]
+	var src *torchSource
+	switch {
+	case bytes.Equal(head, legacyMagic):
+		b := make([]byte, size)
+		if _, err := r.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		s, err := openLegacyTorch(b)
+		if err != nil {
+			return nil, err
+		}
+		src = s
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		z, err := zip.NewReader(r, size)
+		if err != nil {
+			return nil, errNotTorch
+		}
+		if src, err = openZipTorch(z); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errNotTorch
+	}
+	return src.state()
 }
 
 // state picks the state dict out of the unpickled file and loads the data

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	gpickle "github.com/gammae/gammae/pickle"
@@ -97,32 +96,20 @@ type torchTensor struct {
 // torchSource is an unpickled file with access to its storages' bytes.
 type torchSource struct {
 	root    any
-	zip     *zip.ReadCloser
+	zip     *zip.Reader
 	records map[string]*zip.File // zip: storage key → record
 }
 
-func (src *torchSource) close() {
-	if src.zip != nil {
-		src.zip.Close()
+// storageFits checks a storage's element count against the bytes there
+// are for it (no product that could overflow).
+func storageFits(key string, numel int, cls *storageClass, avail uint64) error {
+	if numel < 0 || uint64(numel) > avail/uint64(cls.size) {
+		return fmt.Errorf("storage %s of %d × %s does not fit in %d bytes", key, numel, cls.name, avail)
 	}
+	return nil
 }
 
-func isLegacyTorch(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, len(legacyMagic))
-	_, err = io.ReadFull(f, head)
-	return err == nil && bytes.Equal(head, legacyMagic)
-}
-
-func openZipTorch(path string) (*torchSource, error) {
-	z, err := zip.OpenReader(path)
-	if err != nil {
-		return nil, err
-	}
+func openZipTorch(z *zip.Reader) (*torchSource, error) {
 	src := &torchSource{zip: z, records: map[string]*zip.File{}}
 	var pkl *zip.File
 	for _, f := range z.File {
@@ -133,17 +120,14 @@ func openZipTorch(path string) (*torchSource, error) {
 		case strings.HasPrefix(base, "data/"):
 			src.records[strings.TrimPrefix(base, "data/")] = f
 		case base == "constants.pkl":
-			z.Close()
 			return nil, errors.New("a TorchScript archive, not a torch.save checkpoint")
 		}
 	}
 	if pkl == nil {
-		z.Close()
-		return nil, errors.New("zip archive without data.pkl")
+		return nil, errNotTorch
 	}
 	b, err := readRecord(pkl, 1<<30)
 	if err != nil {
-		z.Close()
 		return nil, fmt.Errorf("data.pkl: %v", err)
 	}
 	storages := map[string]*torchStorage{}
@@ -155,6 +139,9 @@ func openZipTorch(path string) (*torchSource, error) {
 		if !ok {
 			return nil, fmt.Errorf("storage %s: no record data/%s in the archive", key, key)
 		}
+		if err := storageFits(key, numel, cls, rec.UncompressedSize64); err != nil {
+			return nil, err
+		}
 		if want := uint64(numel) * uint64(cls.size); rec.UncompressedSize64 != want {
 			return nil, fmt.Errorf("storage %s: record of %d bytes, want %d (%d × %s)", key, rec.UncompressedSize64, want, numel, cls.name)
 		}
@@ -163,7 +150,6 @@ func openZipTorch(path string) (*torchSource, error) {
 		return s, nil
 	})
 	if err != nil {
-		z.Close()
 		return nil, fmt.Errorf("data.pkl: %v", err)
 	}
 	return src, nil
@@ -186,11 +172,7 @@ func readRecord(f *zip.File, limit uint64) ([]byte, error) {
 	return b, nil
 }
 
-func openLegacyTorch(path string) (*torchSource, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func openLegacyTorch(b []byte) (*torchSource, error) {
 	pos := 0
 	next := func(what string) ([]byte, error) {
 		end, err := pickleEnd(b, pos)
@@ -227,8 +209,8 @@ func openLegacyTorch(path string) (*torchSource, error) {
 		if s, ok := storages[key]; ok {
 			return s, nil
 		}
-		if uint64(numel)*uint64(cls.size) > uint64(len(b)) {
-			return nil, fmt.Errorf("storage %s of %d × %s is larger than the file", key, numel, cls.name)
+		if err := storageFits(key, numel, cls, uint64(len(b))); err != nil {
+			return nil, err
 		}
 		s := &torchStorage{class: cls, key: key, numel: numel}
 		storages[key] = s
