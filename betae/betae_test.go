@@ -48,12 +48,6 @@ func TestFastScores(t *testing.T) {
 	baselinetest.FastScores(t, small(t, "dnf"), Kind.Structures, 7, 3)
 }
 
-func TestBatching(t *testing.T) {
-	baselinetest.Batching(t, small(t, "dnf"), Kind.Structures, 7, 3)
-}
-
-func TestProducts32(t *testing.T) {
-	fast := small(t, "dnf")
-	fast.UseFloat32()
-	baselinetest.Products32(t, small(t, "dnf"), fast, Kind.Structures, 7, 3)
+func TestBatched(t *testing.T) {
+	baselinetest.Batched(t, func() *Model { return small(t, "dnf") }, Kind.Structures, 7, 3)
 }

@@ -54,12 +54,6 @@ func smallModel(t *testing.T) *Model {
 	return m
 }
 
-func TestBatching(t *testing.T) {
-	baselinetest.Batching(t, smallModel(t), Kind.Structures, 7, 3)
-}
-
-func TestProducts32(t *testing.T) {
-	fast := smallModel(t)
-	fast.UseFloat32()
-	baselinetest.Products32(t, smallModel(t), fast, Kind.Structures, 7, 3)
+func TestBatched(t *testing.T) {
+	baselinetest.Batched(t, func() *Model { return smallModel(t) }, Kind.Structures, 7, 3)
 }

@@ -212,13 +212,19 @@ func (t *Tape) joint(back func()) {
 // MinOver is the per-dimension minimum over the list; the gradient goes to
 // the first vector holding it (torch.min(stack, dim=0)).
 func (t *Tape) MinOver(vs []V) V {
+	return t.pick(vs, func(v, best float64) bool { return v < best })
+}
+
+// pick records, per element, the value of the first of vs that no later
+// one beats, and passes the gradient to it.
+func (t *Tape) pick(vs []V, beats func(v, best float64) bool) V {
 	n := len(t.val[vs[0]])
 	y := t.alloc(n)
 	arg := make([]int, n)
 	for i := range n {
 		y[i] = t.val[vs[0]][i]
 		for k := 1; k < len(vs); k++ {
-			if v := t.val[vs[k]][i]; v < y[i] {
+			if v := t.val[vs[k]][i]; beats(v, y[i]) {
 				y[i], arg[i] = v, k
 			}
 		}
@@ -275,20 +281,5 @@ func (t *Tape) SumOver(vs []V) V {
 // MaxOver is the elementwise maximum over the list; the gradient goes to
 // the first value holding it (torch.max over DNF branches).
 func (t *Tape) MaxOver(vs []V) V {
-	n := len(t.val[vs[0]])
-	y := t.alloc(n)
-	arg := make([]int, n)
-	for i := range n {
-		y[i] = t.val[vs[0]][i]
-		for k := 1; k < len(vs); k++ {
-			if v := t.val[vs[k]][i]; v > y[i] {
-				y[i], arg[i] = v, k
-			}
-		}
-	}
-	return t.node(y, func(g []float64) {
-		for i, gi := range g {
-			t.G(vs[arg[i]])[i] += gi
-		}
-	})
+	return t.pick(vs, func(v, best float64) bool { return v > best })
 }

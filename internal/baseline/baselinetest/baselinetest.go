@@ -313,3 +313,16 @@ func Products32(t *testing.T, exact, fast qe.Model, structures []string, entitie
 		}
 	}
 }
+
+// Batched runs Batching on a float64 model and Products32 against a twin
+// made by the same constructor with float32 products.
+func Batched[M interface {
+	qe.Model
+	UseFloat32()
+}](t *testing.T, build func() M, structures []string, entities, relations int) {
+	t.Helper()
+	Batching(t, build(), structures, entities, relations)
+	fast := build()
+	fast.UseFloat32()
+	Products32(t, build(), fast, structures, entities, relations)
+}
