@@ -517,7 +517,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		if rep != nil {
 			rep.Set(int64(t.st.Iteration), progress.F("loss", loss), progress.F("lr", t.st.LR))
 		}
-		if t.opts.Validate != nil && t.cfg.ValidEvery > 0 && t.st.Iteration%t.cfg.ValidEvery == 0 {
+		if t.validating() && t.st.Iteration%t.cfg.ValidEvery == 0 {
 			if err := t.validate(ctx, rep, sum); err != nil {
 				return sum, err
 			}
@@ -533,7 +533,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	if ran > 0 {
 		sum.SecondsPerIt = sum.Seconds / float64(ran)
 	}
-	if t.opts.Validate != nil && t.cfg.ValidEvery > 0 && ran > 0 && t.st.Iteration%t.cfg.ValidEvery != 0 && !sum.Interrupted {
+	if t.validating() && ran > 0 && t.st.Iteration%t.cfg.ValidEvery != 0 && !sum.Interrupted {
 		if err := t.validate(ctx, rep, sum); err != nil {
 			return sum, err
 		}
@@ -543,6 +543,18 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	}
 	sum.BestMRR, sum.BestIter = t.st.BestMRR, t.st.BestIter
 	return sum, nil
+}
+
+// validating reports whether the run validates periodically: GammaE's
+// through Validate, a baseline's through ValidateModel.
+func (t *trainer) validating() bool {
+	if t.cfg.ValidEvery <= 0 {
+		return false
+	}
+	if t.q != nil {
+		return t.opts.ValidateModel != nil
+	}
+	return t.opts.Validate != nil
 }
 
 func (t *trainer) validate(ctx context.Context, rep *progress.Reporter, sum *Summary) error {

@@ -38,6 +38,10 @@ func TestBaselinesEndToEnd(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(run, "config.json")); err != nil || json.Unmarshal(b, &meta) != nil || meta.Kind != kind || !strings.Contains(string(meta.Config), `"dim": 6`) {
 			t.Errorf("%s: config.json records %q %s (%v)", kind, meta.Kind, meta.Config, err)
 		}
+		// --valid-every 2 of 3 iterations: at 2 and at the end.
+		if b, err := os.ReadFile(filepath.Join(run, "log.jsonl")); err != nil || strings.Count(string(b), `"valid_mrr"`) != 2 {
+			t.Errorf("%s: log.jsonl has %d validations, want 2 (%v)\n%s", kind, strings.Count(string(b), `"valid_mrr"`), err, b)
+		}
 		if code, out, errs := runCmd(t, "eval", "--model", run, "--quiet"); code != 0 || !strings.Contains(out, "MRR") {
 			t.Errorf("eval %s: exit %d\n%s%s", kind, code, out, errs)
 		}
