@@ -83,6 +83,10 @@ func (b *adamBody[T]) do(lo, hi int) {
 			cur.adam(p32, any(g).([]float32), any(m).([]float32), any(v).([]float32), any(k).(*adamConsts[float32]))
 			continue
 		}
+		if p64, ok := any(p).([]float64); ok && cur.adam64 != nil {
+			cur.adam64(p64, any(g).([]float64), any(m).([]float64), any(v).([]float64), any(k).(*adamConsts[float64]))
+			continue
+		}
 		adamRef(p, g, m, v, k)
 	}
 }

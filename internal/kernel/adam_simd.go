@@ -57,3 +57,29 @@ func adamAVX2(p, g, m, v []float32, k *adamConsts[float32]) {
 		adamRef(p[i:], g[i:], m[i:], v[i:], k)
 	}
 }
+
+// adam64AVX512 is adamAVX512 for float64: the baselines' parameters.
+func adam64AVX512(p, g, m, v []float64, k *adamConsts[float64]) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	b1, c1 := bc8(k.b1), bc8(k.c1)
+	b2, c2 := bc8(k.b2), bc8(k.c2)
+	step, bc2, eps := bc8(k.stepSize), bc8(k.bc2Sqrt), bc8(k.eps)
+	zero := bc8(0)
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		gi := archsimd.LoadFloat64x8Slice(g[i:])
+		if k.zero {
+			zero.StoreSlice(g[i:])
+		}
+		mi := archsimd.LoadFloat64x8Slice(m[i:]).Mul(b1).Add(c1.Mul(gi))
+		vi := archsimd.LoadFloat64x8Slice(v[i:]).Mul(b2).Add(c2.Mul(gi.Mul(gi)))
+		mi.StoreSlice(m[i:])
+		vi.StoreSlice(v[i:])
+		denom := vi.Sqrt().Div(bc2).Add(eps)
+		archsimd.LoadFloat64x8Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
+	}
+	if i < len(p) {
+		clearUpper()
+		adamRef(p[i:], g[i:], m[i:], v[i:], k)
+	}
+}

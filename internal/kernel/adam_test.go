@@ -57,6 +57,16 @@ func TestAdam(t *testing.T) {
 					equalBits(t, name+" m", gm, wm)
 					equalBits(t, name+" v", gv, wv)
 				}
+				// float64 (the baselines' parameters): the float64 loop's bits.
+				p64, g64, m64, v64 := to64(p), to64(g), to64(m), to64(v)
+				wp64, wm64, wv64 := slices.Clone(p64), slices.Clone(m64), slices.Clone(v64)
+				k64 := adamScalars[float64](h)
+				adamRef(wp64, g64, wm64, wv64, &k64)
+				Adam(p64, g64, m64, v64, h)
+				name := fmt.Sprintf("float64 n=%d step=%d", n, h.Step)
+				equalBits(t, name+" p", p64, wp64)
+				equalBits(t, name+" m", m64, wm64)
+				equalBits(t, name+" v", v64, wv64)
 			}
 		}
 	})

@@ -37,7 +37,7 @@ func axpy64AVX512(alpha float64, x, y []float64) {
 	y = y[:len(x)]
 	h := len(x) % 8
 	axpy64Go(alpha, x[:h], y[:h])
-	va := archsimd.BroadcastFloat64x8(alpha)
+	va := bc8(alpha)
 	for i := h; i < len(x); i += 8 {
 		yv := archsimd.LoadFloat64x8Slice(y[i:])
 		archsimd.LoadFloat64x8Slice(x[i:]).MulAdd(va, yv).StoreSlice(y[i:])

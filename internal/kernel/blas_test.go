@@ -19,7 +19,7 @@ func withNaN(s []float32) []float32 {
 	return s
 }
 
-func equalBits(t *testing.T, name string, got, want []float32) {
+func equalBits[T Float](t *testing.T, name string, got, want []T) {
 	t.Helper()
 	for i := range want {
 		if !sameBits(got[i], want[i]) {

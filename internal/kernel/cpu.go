@@ -39,6 +39,7 @@ type impl struct {
 	addTo        func(dst, x []float32)   // dst += x
 	stream       func(dst, src []float32) // copy, bypassing the cache where it can
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
+	adam64       func(p, g, m, v []float64, k *adamConsts[float64]) // nil: the scalar loop
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)

@@ -58,6 +58,9 @@ func ulps(a, b float32) float64 {
 	return math.Abs(float64(ia - ib))
 }
 
-func sameBits(a, b float32) bool {
-	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+func sameBits[T Float](a, b T) bool {
+	if x, ok := any(a).(float32); ok {
+		return math.Float32bits(x) == math.Float32bits(any(b).(float32)) || (a != a && b != b)
+	}
+	return math.Float64bits(float64(a)) == math.Float64bits(float64(b)) || (a != a && b != b)
 }

@@ -50,6 +50,7 @@ func init() {
 			addTo:        addToAVX512,
 			stream:       copyStreamAVX,
 			adam:         adamAVX512,
+			adam64:       adam64AVX512,
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
