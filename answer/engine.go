@@ -76,6 +76,16 @@ func NewModel(k *kg.KG, m qe.Model, info serve.Info) *Engine {
 	}
 	e := &Engine{kg: k, qm: m}
 	e.init(info)
+	// Examples the model refuses (negation for GQE and Query2Box) are
+	// neither offered nor used to warm up.
+	scratch := make([]float64, k.Entities.Len())
+	var kept []serve.Example
+	for _, x := range e.info.Examples {
+		if q, err := e.Parse(x.Query); err == nil && m.Scores(q, scratch) == nil {
+			kept = append(kept, x)
+		}
+	}
+	e.info.Examples = kept
 	return e
 }
 

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gammae/gammae/exact"
+	"github.com/gammae/gammae/gqe"
+	"github.com/gammae/gammae/qlang"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
@@ -270,5 +273,29 @@ func TestWarm(t *testing.T) {
 	}
 	if len(e.progs.m) != len(e.info.Examples) {
 		t.Errorf("%d programs cached after warming with %d examples", len(e.progs.m), len(e.info.Examples))
+	}
+}
+
+// TestWarmWithoutNegation: a model without negation (GQE) keeps only the
+// examples it answers, and warms up with them.
+func TestWarmWithoutNegation(t *testing.T) {
+	k := tinyKG(t)
+	m, err := gqe.New(gqe.Config{Entities: k.Entities.Len(), Relations: k.Relations.Len(), Dim: 4, Gamma: 5}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Examples(k, qlang.NewDictResolver(&k.Entities, &k.Relations))
+	e := NewModel(k, m, serve.Info{Dataset: "tiny"})
+	negated := 0
+	for _, x := range all {
+		if strings.Contains(x.Query, "!") || strings.Contains(x.Query, "n(") {
+			negated++
+		}
+	}
+	if negated == 0 || len(e.Info().Examples) != len(all)-negated {
+		t.Errorf("%d examples kept of %d, %d with negation", len(e.Info().Examples), len(all), negated)
+	}
+	if err := e.Warm(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
