@@ -22,7 +22,9 @@ while read -r file; do
     rc=$?
     last=$(printf '%s\n' "$out" | grep 'fuzz: elapsed' | tail -1)
     execs=$(printf '%s\n' "$last" | sed -n 's/.*execs: \([0-9]*\).*/\1/p')
-    secs=$(printf '%s\n' "$last" | sed -n 's/.*elapsed: \([0-9]*\)s.*/\1/p')
+    # elapsed: 45s, 9m57s or 1h0m3s
+    el=$(printf '%s\n' "$last" | sed -n 's/.*elapsed: \([0-9hms]*\),.*/\1/p')
+    secs=$(printf '%s\n' "$el" | awk '{ s = 0; n = ""; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1); if (c ~ /[0-9]/) n = n c; else { if (c == "h") s += n * 3600; else if (c == "m") s += n * 60; else s += n; n = "" } } print s }')
     new=$(printf '%s\n' "$last" | sed -n 's/.*new interesting: \([0-9]*\).*/\1/p')
     rate=-
     if [ -n "$execs" ] && [ -n "$secs" ] && [ "$secs" -gt 0 ]; then rate=$((execs / secs)); fi
