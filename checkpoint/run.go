@@ -15,6 +15,7 @@ const (
 	ConfigFile    = "config.json"           // RunMeta
 	ModelFile     = "model.safetensors"     // latest parameters
 	BestFile      = "best.safetensors"      // parameters with the best validation MRR
+	AverageFile   = "average.safetensors"   // mean parameters of the run's last part (train --average)
 	OptimizerFile = "optimizer.safetensors" // Adam moments
 	StateFile     = "state.json"            // step, schedule and random state
 	LogFile       = "log.jsonl"             // one JSON object per logged step

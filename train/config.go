@@ -34,6 +34,10 @@ type Config struct {
 	// only), with LossTemperature its T (0: 1).
 	Loss            string  `json:"loss,omitempty"`
 	LossTemperature float64 `json:"loss_temperature,omitempty"`
+	// Average is the fraction of the schedule, at its end, whose
+	// parameters (after each iteration) are averaged into
+	// checkpoint.AverageFile when the run ends; 0 is off. GammaE only.
+	Average float64 `json:"average,omitempty"`
 	// Steps is the number of iterations the lr schedule is laid out for
 	// (each iteration is three optimiser steps); 0 with Minutes set means
 	// "estimate from the measured speed".
@@ -136,6 +140,9 @@ func (c *Config) Validate() error {
 	pos("negatives", c.Negatives)
 	if err := c.Objective().Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if !(c.Average >= 0 && c.Average < 1) {
+		errs = append(errs, fmt.Errorf("average must be a fraction in [0, 1), got %g", c.Average))
 	}
 	if c.Steps <= 0 && c.Minutes <= 0 {
 		errs = append(errs, errors.New("steps or minutes must be positive"))

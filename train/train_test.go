@@ -14,6 +14,7 @@ import (
 
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
+	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/kg"
 	"github.com/gammae/gammae/sample"
 )
@@ -347,5 +348,46 @@ func TestContains(t *testing.T) {
 	}
 	if contains([]int32{-2147483648, 2147483647}, 2147483647) != true || contains([]int32{2147483647}, -2147483648) {
 		t.Error("contains at the ends of int32")
+	}
+}
+
+// TestAverage: --average keeps the mean of the parameters after each of
+// the schedule's last iterations (here 3 and 4 of 4; iteration 3's from a
+// run stopped there, training being deterministic) in average.safetensors.
+func TestAverage(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Steps, cfg.Average = 4, 0.5
+	dir, dir3 := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir3, MaxIterations: 3}); err != nil {
+		t.Fatal(err)
+	}
+	load := func(dir, name string) *gamma.Model[float32] {
+		m, _, err := checkpoint.LoadModel(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	avg, p4, p3 := load(dir, checkpoint.AverageFile), load(dir, checkpoint.ModelFile), load(dir3, checkpoint.ModelFile)
+	differ := false
+	for i, p := range avg.Params() {
+		for j, v := range p.Data {
+			a, b := p3.Params()[i].Data[j], p4.Params()[i].Data[j]
+			if want := a + (b-a)*0.5; math.Abs(float64(v-want)) > 1e-6*(1+math.Abs(float64(want))) {
+				t.Fatalf("%s[%d] = %g, want the mean of %g and %g", p.Name, j, v, a, b)
+			}
+			differ = differ || a != b
+		}
+	}
+	if !differ {
+		t.Error("iterations 3 and 4 have the same parameters: the test checks nothing")
+	}
+	cfg.Average = 1
+	if err := cfg.Validate(); err == nil {
+		t.Error("average 1 accepted")
 	}
 }

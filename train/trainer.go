@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gammae/gammae/qe"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gammae/gammae/checkpoint"
@@ -19,6 +19,7 @@ import (
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/progress"
+	"github.com/gammae/gammae/qe"
 )
 
 // ValidateFunc measures a model on validation queries: the mean filtered
@@ -73,8 +74,12 @@ type trainer struct {
 	opts  Options
 	ds    *dataset.Dataset
 	model *gamma.Model[float32]
-	ws    *gamma.Workspace[float32]
-	opt   *optim.Adam[float32]
+	// avg is the running mean of the parameters (Config.Average), of avgN
+	// iterations.
+	avg  [][]float32
+	avgN int
+	ws   *gamma.Workspace[float32]
+	opt  *optim.Adam[float32]
 	// gradsZero: the last Adam step zeroed every gradient but the entity
 	// table's, which Backward overwrites (gamma.Model.EntityGradStale), so
 	// the next step needs no zero_grad pass.
@@ -487,6 +492,9 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		t.st.Iteration++
 		ran++
 		t.st.Seconds += time.Since(itStart).Seconds()
+		if !estimate {
+			t.average()
+		}
 		sum.LastLoss = loss
 		if t.opts.OnIteration != nil {
 			t.opts.OnIteration(t.st.Iteration, loss)
@@ -539,6 +547,9 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		}
 	}
 	if err := t.save(); err != nil {
+		return sum, err
+	}
+	if err := t.saveAverage(); err != nil {
 		return sum, err
 	}
 	sum.BestMRR, sum.BestIter = t.st.BestMRR, t.st.BestIter
@@ -707,4 +718,56 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// average adds the parameters to the running mean of the schedule's last
+// cfg.Average part (as the schedule is laid out now). A resumed run starts
+// its mean afresh.
+func (t *trainer) average() {
+	if t.cfg.Average <= 0 || t.q != nil || float64(t.st.Iteration) <= (1-t.cfg.Average)*float64(t.st.Steps) {
+		return
+	}
+	ps := t.model.Params()
+	if t.avg == nil {
+		t.avg = make([][]float32, len(ps))
+		for i, p := range ps {
+			t.avg[i] = slices.Clone(p.Data)
+		}
+		t.avgN = 1
+		t.logf("train: iteration %d: averaging the parameters from here on", t.st.Iteration)
+		return
+	}
+	t.avgN++
+	w := 1 / float32(t.avgN)
+	for i, p := range ps {
+		a := t.avg[i]
+		for j, v := range p.Data {
+			a[j] += (v - a[j]) * w
+		}
+	}
+}
+
+// saveAverage writes the averaged parameters to checkpoint.AverageFile:
+// the model's own are set aside meanwhile.
+func (t *trainer) saveAverage() error {
+	if t.avg == nil || t.opts.Dir == "" {
+		return nil
+	}
+	ps := t.model.Params()
+	live := make([][]float32, len(ps))
+	for i, p := range ps {
+		live[i] = slices.Clone(p.Data)
+		copy(p.Data, t.avg[i])
+	}
+	defer func() {
+		for i, p := range ps {
+			copy(p.Data, live[i])
+		}
+	}()
+	path := filepath.Join(t.opts.Dir, checkpoint.AverageFile)
+	if err := t.saveModel(path); err != nil {
+		return err
+	}
+	t.logf("train: the mean of the last %d iterations' parameters is in %s", t.avgN, path)
+	return nil
 }

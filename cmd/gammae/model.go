@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -35,7 +36,8 @@ type loadedModel struct {
 
 // openModel is the one way the commands open a model: path is a run
 // directory (its best validation checkpoint when best is set and the run
-// has one, else its latest), a model file of any kind (.safetensors), or a
+// has one, else its latest), a model file of any kind (.safetensors; one in
+// a run directory knows the run's dataset), or a
 // reference PyTorch checkpoint of GammaE (converted as import-torch does,
 // with notes to log).
 func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
@@ -57,6 +59,8 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 		fmt.Fprintf(log, "reference PyTorch checkpoint %s: %s\n", path, strings.Join(imp.Notes, "; "))
 		lm.setGamma(imp.Model)
 		return lm, nil
+	} else if meta, err := checkpoint.ReadRunMeta(filepath.Dir(path)); err == nil {
+		lm.meta = meta // a file of a run directory (e.g. average.safetensors): its dataset
 	}
 	f, err := safetensors.ReadFile(lm.file)
 	if err != nil {

@@ -131,8 +131,20 @@ func TestQueryNamesAndData(t *testing.T) {
 		t.Errorf("labels not used:\n%s", out)
 	}
 
-	// A bare model file records no dataset: --data is needed.
+	// A model file of a run directory has the run's dataset; a bare one,
+	// elsewhere, records none: --data is needed.
 	file := filepath.Join(run, checkpoint.ModelFile)
+	if code, out, stderr := runIn(t, "", "query", "--model", file, "p(ann, knows)"); code != 0 || !strings.Contains(out, "rank") {
+		t.Errorf("model file of a run: exit %d\n%s%s", code, out, stderr)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(t.TempDir(), "bare.safetensors")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr = runIn(t, "", "query", "--model", file, "p(ann, knows)")
 	if code != 1 || !strings.Contains(stderr, "give one with --data") {
 		t.Errorf("model file without --data: exit %d\n%s", code, stderr)
