@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/internal/kernel"
+	"github.com/gammae/gammae/optim"
 )
 
 // Config is every training hyperparameter. It is saved in checkpoints.
@@ -34,6 +36,10 @@ type Config struct {
 	// only), with LossTemperature its T (0: 1).
 	Loss            string  `json:"loss,omitempty"`
 	LossTemperature float64 `json:"loss_temperature,omitempty"`
+	// AdamBeta2 and AdamEps replace Adam's β₂ (0.999) and ε (1e-8) when
+	// set.
+	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
+	AdamEps   float64 `json:"adam_eps,omitempty"`
 	// Average is the fraction of the schedule, at its end, whose
 	// parameters (after each iteration) are averaged into
 	// checkpoint.AverageFile when the run ends; 0 is off. GammaE only.
@@ -102,6 +108,18 @@ func paper(lr, eps float64) Config {
 	}
 }
 
+// adam returns Adam with the configuration's settings.
+func adam[T kernel.Float](c *Config) *optim.Adam[T] {
+	a := optim.NewAdam[T](c.LR)
+	if c.AdamBeta2 > 0 {
+		a.Beta2 = c.AdamBeta2
+	}
+	if c.AdamEps > 0 {
+		a.Eps = c.AdamEps
+	}
+	return a
+}
+
 // Objective is the loss as the model takes it.
 func (c *Config) Objective() gamma.Objective {
 	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature}
@@ -140,6 +158,12 @@ func (c *Config) Validate() error {
 	pos("negatives", c.Negatives)
 	if err := c.Objective().Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if !(c.AdamBeta2 >= 0 && c.AdamBeta2 < 1) {
+		errs = append(errs, fmt.Errorf("adam-beta2 must be in [0, 1) (0: 0.999), got %g", c.AdamBeta2))
+	}
+	if !(c.AdamEps >= 0) || math.IsInf(c.AdamEps, 0) {
+		errs = append(errs, fmt.Errorf("adam-eps must be a finite number ≥ 0 (0: 1e-8), got %g", c.AdamEps))
 	}
 	if !(c.Average >= 0 && c.Average < 1) {
 		errs = append(errs, fmt.Errorf("average must be a fraction in [0, 1), got %g", c.Average))

@@ -61,7 +61,7 @@ func (t *trainer) setupQE(groups []*dataset.Group) error {
 			return fmt.Errorf("training structure %s: %v", g.Name(), err)
 		}
 	}
-	q.opt = optim.NewAdam[float64](t.cfg.LR)
+	q.opt = adam[float64](&t.cfg)
 	q.grads = qe.LikeParams(q.model.Params())
 	q.reached = make([]bool, len(q.grads))
 	return nil

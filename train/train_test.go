@@ -227,6 +227,11 @@ func TestConfigValidate(t *testing.T) {
 		"union-train": func(c *Config) { c.UnionTrain = "test" },
 		"dropout":     func(c *Config) { c.UnionDropout = 1 },
 		"steps":       func(c *Config) { c.Steps, c.Minutes = 0, 0 },
+		"loss":        func(c *Config) { c.Loss = "hinge" },
+		"temperature": func(c *Config) { c.LossTemperature = -1 },
+		"average":     func(c *Config) { c.Average = -0.1 },
+		"adam-beta2":  func(c *Config) { c.AdamBeta2 = 1 },
+		"adam-eps":    func(c *Config) { c.AdamEps = math.Inf(1) },
 	} {
 		c := good
 		mutate(&c)
@@ -236,6 +241,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if err := good.Validate(); err != nil {
 		t.Errorf("good config rejected: %v", err)
+	}
+	if a := adam[float32](&good); a.Beta2 != 0.999 || a.Eps != 1e-8 {
+		t.Errorf("default Adam %+v", a)
+	}
+	good.AdamBeta2, good.AdamEps = 0.98, 1e-6
+	if a := adam[float32](&good); a.Beta2 != 0.98 || a.Eps != 1e-6 || a.LR != good.LR {
+		t.Errorf("Adam %+v from --adam-beta2 0.98 --adam-eps 1e-6", a)
 	}
 }
 

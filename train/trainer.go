@@ -185,7 +185,7 @@ func (t *trainer) setupRest(groups []*dataset.Group, mc gamma.Config) error {
 		}
 		return t.openDir(&checkpoint.RunMeta{Version: 1, Dataset: t.opts.DatasetPath, Kind: t.q.model.Kind(), Config: t.q.config})
 	}
-	t.opt = optim.NewAdam[float32](t.cfg.LR)
+	t.opt = adam[float32](&t.cfg)
 	t.opt.ZeroGrads = true
 
 	if t.opts.Resume {
