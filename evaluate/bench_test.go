@@ -37,6 +37,9 @@ func BenchmarkEval(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := m.SetPrecision(gamma.Precision(os.Getenv("GAMMAE_EVAL_PRECISION"))); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		block, _ := strconv.Atoi(os.Getenv("GAMMAE_EVAL_BLOCK"))

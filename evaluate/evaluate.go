@@ -70,7 +70,9 @@ type Report struct {
 	Uncertainty *Uncertainty `json:"uncertainty,omitempty"`
 	Union       gamma.Union  `json:"union"`   // union mode used
 	Epsilon     float64      `json:"epsilon"` // negation elasticity used
-	Queries     int          `json:"queries"` // queries ranked
+	// Precision is GammaE's scoring arithmetic (fp32 or bf16).
+	Precision gamma.Precision `json:"precision,omitempty"`
+	Queries   int             `json:"queries"` // queries ranked
 	// Skipped counts queries without hard answers (no rank to take); the
 	// benchmark never has them, imported query sets may.
 	Skipped int     `json:"skipped"`
@@ -166,7 +168,7 @@ func Run(ctx context.Context, m *gamma.Model[float32], split *dataset.Split, o O
 	}
 
 	r := report(tasks, o, start)
-	r.Union, r.Epsilon = em.Config().Mode(), em.Config().Epsilon
+	r.Union, r.Epsilon, r.Precision = em.Config().Mode(), em.Config().Epsilon, em.Precision()
 	return r, nil
 }
 

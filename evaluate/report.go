@@ -34,6 +34,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		rate = float64(r.Queries) / r.Seconds
 	}
 	how := fmt.Sprintf("unions embedded as %s, negation elasticity %g", r.Union, r.Epsilon)
+	if r.Precision == "bf16" {
+		how += ", entity products in bfloat16"
+	}
 	if r.Union == "" { // a baseline (RunModel)
 		how = "unions scored by their best DNF branch"
 	}

@@ -45,5 +45,8 @@ func Variant(m *gamma.Model[float32], union gamma.Union, noElasticity bool) (*ga
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: %v", err)
 	}
+	if err := v.SetPrecision(m.Precision()); err != nil {
+		return nil, err
+	}
 	return v, nil
 }

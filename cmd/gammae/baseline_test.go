@@ -60,6 +60,7 @@ func TestBaselinesEndToEnd(t *testing.T) {
 	}{
 		{[]string{"query", "--model", runs[2], "?y : exists x . knows(ann, x) & knows(x, ?y)"}, "rank"},
 		{[]string{"query", "--model", runs[0], "i(p(ann, knows), n(p(bob, knows)))"}, "GQE has no negation operator"},
+		{[]string{"query", "--model", runs[2], "--precision", "bf16", "p(ann, knows)"}, "--precision bf16: BetaE scores in float64"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "x"), "--model-kind", "nope"}, `unknown model kind "nope" (have gammae, gqe, q2b, betae, cone)`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "h"), "--model-kind", "gqe", "--hidden", "8"}, small...), `GQE has no setting "hidden"`},
 		{[]string{"train", "--data", data, "--out", runs[2], "--resume", "--model-kind", "gqe"}, "holds a betae run, not gqe"},

@@ -23,6 +23,7 @@ import (
 type evalOptions struct {
 	model, data, format, split string
 	union, structures          string
+	precision                  string
 	jsonPath, csvPath          string
 	last, quiet                bool
 	o                          evaluate.Options
@@ -66,6 +67,7 @@ func init() {
 			fs.StringVar(&v.jsonPath, "json", "", "also write the report as JSON to `FILE`")
 			fs.StringVar(&v.csvPath, "csv", "", "also write the table as CSV to `FILE` (uncertainty to FILE-uncertainty.csv)")
 			fs.BoolVar(&v.o.Uncertainty, "uncertainty", false, "correlate query entropy with number of answers per structure (Spearman, Pearson)")
+			fs.StringVar(&v.precision, "precision", "fp32", precisionUsage)
 			fs.BoolVar(&v.last, "last", false, "for a run directory, its latest checkpoint instead of its best validation one (the default, as for query and serve)")
 			fs.Bool("best", true, "accepted for older scripts: the best validation checkpoint is the default")
 			fs.IntVar(&v.o.Block, "block", 512, "queries per scoring block")
@@ -91,6 +93,9 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	}
 	lm, err := openModel(v.model, !v.last, e.stderr)
 	if err != nil {
+		return err
+	}
+	if err := lm.setPrecision(v.precision); err != nil {
 		return err
 	}
 	meta := lm.meta

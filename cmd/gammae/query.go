@@ -515,6 +515,7 @@ func formatCount(x float64) string {
 // share them.
 type modelFlags struct {
 	model, data, names, union string
+	precision                 string
 	last                      bool
 }
 
@@ -523,6 +524,7 @@ func (f *modelFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", "", "dataset: a .gqd file or graph directory at `PATH`; default: the one the run was trained on")
 	fs.StringVar(&f.names, "names", "", "`DIR` with entity2text.txt and/or relation2text.txt: display names for ids (e.g. ../shared/data/FB15k-237-names)")
 	fs.BoolVar(&f.last, "last", false, "use the run's latest model rather than its best")
+	fs.StringVar(&f.precision, "precision", "fp32", precisionUsage)
 	fs.StringVar(&f.union, "union", "dnf", "how to answer unions: dnf (best branch, as the benchmark evaluates them), moment (the trained union operator), dm (De Morgan) or mixture")
 }
 
@@ -547,6 +549,9 @@ func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
 	}
 	lm, err := openModel(f.model, !f.last, io.Discard)
 	if err != nil {
+		return nil, err
+	}
+	if err := lm.setPrecision(f.precision); err != nil {
 		return nil, err
 	}
 	meta := lm.meta

@@ -33,6 +33,8 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "softmax"), "--steps", "2", "--loss", "softmax", "--loss-temperature", "2"}, small...), 0, "finished: 2 iterations"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "adv"), "--steps", "2", "--loss", "adversarial", "--average", "0.5"}, small...), 0, "the mean of the last 1 iterations"},
 		{[]string{"eval", "--model", filepath.Join(dir, "adv", "average.safetensors"), "--quiet"}, 0, "MRR"},
+		{[]string{"eval", "--model", filepath.Join(dir, "adv"), "--quiet", "--precision", "bf16", "--union", "dnf"}, 0, "entity products in bfloat16"},
+		{[]string{"eval", "--model", filepath.Join(dir, "adv"), "--quiet", "--precision", "fp16"}, 1, `precision must be fp32 or bf16, got "fp16"`},
 		{[]string{"train", "--data", data, "--out", runDir, "--average", "1"}, 1, "average must be a fraction in [0, 1), got 1"},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial or softmax, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-softmax"), "--model-kind", "gqe", "--loss", "softmax"}, small[:2]...), 1, `loss "softmax": gqe trains with the reference loss only`},

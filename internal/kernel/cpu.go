@@ -40,6 +40,9 @@ type impl struct {
 	stream       func(dst, src []float32) // copy, bypassing the cache where it can
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
 	adam64       func(p, g, m, v []float64, k *adamConsts[float64]) // nil: the scalar loop
+	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil
+	// where the CPU lacks AVX512-BF16.
+	bf16 func(kp int, a, b []uint32, c []float32, ldc int)
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)

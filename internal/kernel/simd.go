@@ -31,7 +31,7 @@ func init() {
 		})
 	}
 	if archsimd.X86.AVX512() {
-		register(impl{
+		avx512 := impl{
 			level:        levelAVX512,
 			gemm:         gemmKernel{mr: 8, nr: 32, micro: micro8x32AVX512, half: micro8x16AVX512, readsAT: true, packB: packBAVX512, small: &smallAVX512},
 			lgamma:       lgammaAVX512,
@@ -54,7 +54,11 @@ func init() {
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
-		})
+		}
+		if hasAVX512BF16() {
+			avx512.bf16 = microBF16AVX512
+		}
+		register(avx512)
 	}
 }
 

@@ -1,0 +1,182 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+)
+
+// bfloat16 products. A product C = A·B of float32 matrices whose operands
+// are rounded to bfloat16 (8 bits of significand, round to nearest even)
+// and whose sums stay float32: the entity side B is rounded and packed
+// once (PackBF16), the query side A per call. On CPUs with AVX512-BF16
+// (VDPBF16PS: Zen 4, Sapphire Rapids and later) an 8×32 micro-kernel in
+// assembly does two multiply-adds per float32 lane and instruction, twice
+// an FMA's work; elsewhere the pure-Go loop below, which is its
+// specification, gives the same bits.
+//
+// VDPBF16PS adds, per lane, the product of the high (odd) halves of the
+// two 32-bit words, then that of the low (even) halves, each add rounded
+// to nearest even in float32, denormal inputs and results taken as zero.
+// A product of two bfloat16 values is exact in float32, so the only
+// roundings are the adds'.
+
+// bf16Rows and bf16Cols are the micro-kernel's tile.
+const (
+	bf16Rows = 8
+	bf16Cols = 32
+)
+
+// toBF16 rounds x to bfloat16 (nearest even); NaN stays a (quiet) NaN.
+func toBF16(x float32) uint16 {
+	b := math.Float32bits(x)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16) | 0x40
+	}
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// fromBF16 widens a bfloat16 value, a denormal to zero (as VDPBF16PS
+// reads it).
+func fromBF16(h uint16) float32 {
+	if h&0x7f80 == 0 {
+		h &= 0x8000
+	}
+	return math.Float32frombits(uint32(h) << 16)
+}
+
+// ftz flushes a denormal float32 to zero of its sign.
+func ftz(x float32) float32 {
+	if b := math.Float32bits(x); b&0x7f800000 == 0 {
+		return math.Float32frombits(b & 0x80000000)
+	}
+	return x
+}
+
+// pairBF16 packs two consecutive k elements into one word, the first in
+// the low half.
+func pairBF16(lo, hi float32) uint32 { return uint32(toBF16(lo)) | uint32(toBF16(hi))<<16 }
+
+// PackedBF16 is op(B), k × n, rounded to bfloat16 and laid out for
+// GemmPackedBF16: panels of 32 columns, each ⌈k/2⌉ rows of 32 words that
+// hold rows 2p and 2p+1 of a column (zero-padded). Immutable; safe for
+// concurrent use.
+type PackedBF16 struct {
+	k, n, kp int
+	d        []uint32
+}
+
+// K and N are op(B)'s dimensions.
+func (p *PackedBF16) K() int { return p.k }
+func (p *PackedBF16) N() int { return p.n }
+
+// PackBF16 rounds op(B) (k × n; stored n × k when transB) to bfloat16 and
+// packs it for GemmPackedBF16.
+func PackBF16(transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
+	checkGemm(false, transB, 0, n, k, 0, max(k, 1), len(b), ldb, 0, max(n, 1))
+	kp := (k + 1) / 2
+	pn := (n + bf16Cols - 1) / bf16Cols
+	p := &PackedBF16{k: k, n: n, kp: kp, d: make([]uint32, pn*kp*bf16Cols)}
+	at := func(i, j int) float32 {
+		switch {
+		case i >= k || j >= n:
+			return 0
+		case transB:
+			return b[j*ldb+i]
+		}
+		return b[i*ldb+j]
+	}
+	parallelFor(pn, 1, workers(), bodyFunc(func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			panel := p.d[q*kp*bf16Cols : (q+1)*kp*bf16Cols]
+			for i := range kp {
+				for c := range bf16Cols {
+					j := q*bf16Cols + c
+					panel[i*bf16Cols+c] = pairBF16(at(2*i, j), at(2*i+1, j))
+				}
+			}
+		}
+	}))
+	return p
+}
+
+// bodyFunc adapts a function to parallelFor (for calls that may allocate).
+type bodyFunc func(lo, hi int)
+
+func (f bodyFunc) do(lo, hi int) { f(lo, hi) }
+
+// GemmPackedBF16 sets C (m × n, row stride ldc) to A·op(B) for A (m × k,
+// row stride lda) rounded to bfloat16 and B packed by PackBF16, with
+// float32 sums: the entity-side products of scoring, at twice the float32
+// kernels' rate where the CPU has AVX512-BF16 (HasBF16).
+func GemmPackedBF16(m int, a []float32, lda int, p *PackedBF16, c []float32, ldc int) {
+	defer clearUpper()
+	k, n, kp := p.k, p.n, p.kp
+	checkGemm(false, false, m, n, k, len(a), lda, k*n, n, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	// A's panels: 8 rows, kp words per row pair of k, row-interleaved.
+	pm := (m + bf16Rows - 1) / bf16Rows
+	ap := make([]uint32, pm*kp*bf16Rows)
+	for r := range m {
+		row := a[r*lda : r*lda+k]
+		panel := ap[r/bf16Rows*kp*bf16Rows:]
+		for i := range kp {
+			var hi float32
+			if 2*i+1 < k {
+				hi = row[2*i+1]
+			}
+			panel[i*bf16Rows+r%bf16Rows] = pairBF16(row[2*i], hi)
+		}
+	}
+	micro := cur.bf16
+	if micro == nil {
+		micro = microBF16Go
+	}
+	pn := (n + bf16Cols - 1) / bf16Cols
+	// Each worker sweeps every A panel over a range of B panels: a B panel
+	// (kp × 32 words) stays in L1/L2 while the A panels stream.
+	parallelFor(pn, 4, workers(), bodyFunc(func(lo, hi int) {
+		var tile [bf16Rows * bf16Cols]float32
+		for q := lo; q < hi; q++ {
+			bp := p.d[q*kp*bf16Cols : (q+1)*kp*bf16Cols]
+			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
+			for i := range pm {
+				a := ap[i*kp*bf16Rows : (i+1)*kp*bf16Rows]
+				i0, rows := i*bf16Rows, min(bf16Rows, m-i*bf16Rows)
+				if rows == bf16Rows && cols == bf16Cols {
+					micro(kp, a, bp, c[i0*ldc+j0:], ldc)
+					continue
+				}
+				micro(kp, a, bp, tile[:], bf16Cols)
+				for r := range rows {
+					copy(c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols], tile[r*bf16Cols:r*bf16Cols+cols])
+				}
+			}
+		}
+	}))
+}
+
+// microBF16Go is the micro-kernel's specification: the 8×32 tile of c
+// (row stride ldc) set to the sums over kp word pairs of a panel (kp × 8)
+// and b panel (kp × 32), VDPBF16PS's order and roundings.
+func microBF16Go(kp int, a, b []uint32, c []float32, ldc int) {
+	if len(a) < kp*bf16Rows || len(b) < kp*bf16Cols || len(c) < (bf16Rows-1)*ldc+bf16Cols {
+		panic(fmt.Sprintf("kernel: bf16 micro-kernel on %d, %d and %d values for k/2 = %d", len(a), len(b), len(c), kp))
+	}
+	for r := range bf16Rows {
+		for j := range bf16Cols {
+			var acc float32
+			for i := range kp {
+				wa, wb := a[i*bf16Rows+r], b[i*bf16Cols+j]
+				acc = ftz(acc + fromBF16(uint16(wa>>16))*fromBF16(uint16(wb>>16)))
+				acc = ftz(acc + fromBF16(uint16(wa))*fromBF16(uint16(wb)))
+			}
+			c[r*ldc+j] = acc
+		}
+	}
+}
+
+// HasBF16 reports whether bfloat16 products run on the CPU's AVX512-BF16
+// instructions (else GemmPackedBF16 emulates them, slowly, to the bit).
+func HasBF16() bool { return cur.bf16 != nil }

@@ -1,0 +1,140 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestToBF16(t *testing.T) {
+	for _, tc := range []struct {
+		x    float32
+		want uint16
+	}{
+		{1, 0x3f80},
+		{-2, 0xc000},
+		{float32(math.Inf(1)), 0x7f80},
+		{float32(math.Copysign(0, -1)), 0x8000},
+		{1 + 1.0/256, 0x3f80},            // a tie: to the even neighbour
+		{1 + 3.0/256, 0x3f82},            // a tie: to the even neighbour, up
+		{1 + 1.0/256 + 1.0/4096, 0x3f81}, // above the tie
+		{math.MaxFloat32, 0x7f80},        // rounds to infinity
+	} {
+		if got := toBF16(tc.x); got != tc.want {
+			t.Errorf("toBF16(%g) = %#04x, want %#04x", tc.x, got, tc.want)
+		}
+	}
+	if h := toBF16(float32(math.NaN())); h&0x7f80 != 0x7f80 || h&0x7f == 0 {
+		t.Errorf("toBF16(NaN) = %#04x, not a NaN", h)
+	}
+	if x := fromBF16(0x0001); x != 0 {
+		t.Errorf("a denormal bfloat16 reads as %g, want 0", x)
+	}
+}
+
+// gemmBF16Ref is C = A·op(B) by VDPBF16PS's definition, element by
+// element from the unpacked operands.
+func gemmBF16Ref(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) []float32 {
+	c := make([]float32, m*n)
+	bAt := func(p, j int) float32 {
+		if p >= k {
+			return 0
+		}
+		if transB {
+			return b[j*ldb+p]
+		}
+		return b[p*ldb+j]
+	}
+	aAt := func(i, p int) float32 {
+		if p >= k {
+			return 0
+		}
+		return a[i*lda+p]
+	}
+	r := func(x float32) float32 { return fromBF16(toBF16(x)) }
+	for i := range m {
+		for j := range n {
+			var acc float32
+			for p := 0; p < k; p += 2 {
+				acc = ftz(acc + r(aAt(i, p+1))*r(bAt(p+1, j)))
+				acc = ftz(acc + r(aAt(i, p))*r(bAt(p, j)))
+			}
+			c[i*n+j] = acc
+		}
+	}
+	return c
+}
+
+// TestGemmBF16: every level gives the definition's bits, on edge tiles
+// and odd k; the result is the float64 product within bfloat16 rounding.
+func TestGemmBF16(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		if HasBF16() {
+			t.Log("AVX512-BF16 micro-kernel")
+		} else {
+			t.Log("no AVX512-BF16 on this CPU or level: the pure-Go definition (the vector test is skipped)")
+		}
+		for _, s := range []struct{ m, n, k int }{{1, 1, 1}, {8, 32, 2}, {9, 33, 3}, {7, 31, 16}, {17, 100, 801}, {64, 64, 800}} {
+			for _, transB := range []bool{false, true} {
+				r := rand.New(rand.NewPCG(uint64(s.m), uint64(s.k)))
+				a, b := randSlice(r, s.m*s.k), randSlice(r, s.k*s.n)
+				ldb := s.n
+				if transB {
+					ldb = s.k
+				}
+				p := PackBF16(transB, s.k, s.n, b, ldb)
+				c := make([]float32, s.m*s.n)
+				for i := range c {
+					c[i] = float32(math.NaN()) // overwritten, not added to
+				}
+				GemmPackedBF16(s.m, a, s.k, p, c, s.n)
+				name := fmt.Sprintf("%dx%dx%d transB=%v", s.m, s.n, s.k, transB)
+				equalBits(t, name, c, gemmBF16Ref(transB, s.m, s.n, s.k, a, s.k, b, ldb))
+				// Against float64: each operand is off by ≤ 2⁻⁸ relative.
+				for i := range s.m {
+					for j := range s.n {
+						var exact, scale float64
+						for q := range s.k {
+							bq := float64(b[q*s.n+j])
+							if transB {
+								bq = float64(b[j*s.k+q])
+							}
+							exact += float64(a[i*s.k+q]) * bq
+							scale += math.Abs(float64(a[i*s.k+q]) * bq)
+						}
+						if d := math.Abs(float64(c[i*s.n+j]) - exact); d > 1e-2*scale+1e-6 {
+							t.Fatalf("%s: C[%d][%d] = %g, float64 %g (scale %g)", name, i, j, c[i*s.n+j], exact, scale)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkGemmBF16 scores a block of 512 queries against the FB15k-237
+// entities at d = 400 (inner size 2d): the float32 blocked product and the
+// bfloat16 one, on every level.
+func BenchmarkGemmBF16(b *testing.B) {
+	const m, n, k = 512, 14505, 800
+	r := rand.New(rand.NewPCG(1, 1))
+	a, bm, c := randSlice(r, m*k), randSlice(r, n*k), make([]float32, m*n)
+	benchLevels(b, func(b *testing.B) {
+		b.Run("fp32", func(b *testing.B) {
+			c0 := cpuTime()
+			for b.Loop() {
+				Gemm(false, true, m, n, k, 1, a, k, bm, k, 0, c, n)
+			}
+			report(b, 2*float64(m*k*n)*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
+		})
+		b.Run("bf16", func(b *testing.B) {
+			p := PackBF16(true, k, n, bm, k)
+			c0 := cpuTime()
+			for b.Loop() {
+				GemmPackedBF16(m, a, k, p, c, n)
+			}
+			report(b, 2*float64(m*k*n)*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
+		})
+	})
+}
