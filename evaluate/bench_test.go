@@ -15,7 +15,8 @@ import (
 // model of the reference size (d = 800, h = 1600, L = 4). The data comes
 // from $GAMMAE_EVAL_DATA (a .gqd file or a benchmark directory, e.g.
 // ../shared/data/NELL-betae); $GAMMAE_EVAL_DIM and $GAMMAE_EVAL_PER
-// (queries per structure, 0 = all) change the size:
+// (queries per structure, 0 = all) change the size, $GAMMAE_EVAL_PRECISION
+// (fp32, bf16) the scoring products:
 //
 //	GAMMAE_EVAL_DATA=fb237.gqd GOEXPERIMENT=simd go test -run - -bench Eval -benchtime 1x ./evaluate
 func BenchmarkEval(b *testing.B) {
