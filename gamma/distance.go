@@ -256,22 +256,24 @@ func Entropy[T kernel.Float](alpha, beta []T) float64 {
 	return s
 }
 
-// Precision is the arithmetic of ScoreAll's entity products: "fp32" (the
-// default) or "bf16" (operands rounded to bfloat16, float32 sums: twice
-// the rate on CPUs with AVX512-BF16; kernel.HasBF16).
+// Precision is the arithmetic of the products with packed operands:
+// ScoreAll's entity products, and in training the MLPs' forward and
+// input-gradient products: "fp32" (the default) or "bf16" (operands
+// rounded to bfloat16, float32 sums: twice the rate on CPUs with
+// AVX512-BF16; kernel.HasBF16). Weight gradients stay float32.
 type Precision string
 
-// SetPrecision sets the precision of ScoreAll's products (evaluation,
-// answering; training keeps float32). bf16 needs float32 parameters.
+// SetPrecision sets the precision of the packed products (Precision).
+// bf16 needs float32 parameters.
 func (m *Model[T]) SetPrecision(p Precision) error {
 	switch p {
 	case "", "fp32":
-		m.scoreBF16 = false
+		m.bf16 = false
 	case "bf16":
 		if _, ok := any(m.params[0].Data).([]float32); !ok {
 			return errors.New("gamma: bf16 scoring needs a float32 model")
 		}
-		m.scoreBF16 = true
+		m.bf16 = true
 	default:
 		return fmt.Errorf("gamma: precision must be fp32 or bf16, got %q", p)
 	}
@@ -280,7 +282,7 @@ func (m *Model[T]) SetPrecision(p Precision) error {
 
 // Precision is the precision set by SetPrecision.
 func (m *Model[T]) Precision() Precision {
-	if m.scoreBF16 {
+	if m.bf16 {
 		return "bf16"
 	}
 	return "fp32"
@@ -289,7 +291,7 @@ func (m *Model[T]) Precision() Precision {
 // bf16Features returns fᵀ of feats rounded to bfloat16 and packed, on first
 // use; nil unless the model scores in bf16.
 func (m *Model[T]) bf16Features(feats *entityFeatures[T]) *kernel.PackedBF16 {
-	if !m.scoreBF16 {
+	if !m.bf16 {
 		return nil
 	}
 	m.mu.Lock()

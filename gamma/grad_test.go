@@ -293,3 +293,66 @@ func TestObjectives(t *testing.T) {
 }
 
 func logSigmoid(x float64) float64 { return -math.Log1p(math.Exp(-x)) }
+
+// TestTrainBF16: a training step with bfloat16 products (the MLPs'
+// forward and input-gradient products) gives the float32 step's loss and
+// gradients up to the operands' rounding.
+func TestTrainBF16(t *testing.T) {
+	cfg := tinyConfig(UnionMoment)
+	cfg.Entities, cfg.Dim, cfg.Hidden = 30, 16, 40
+	mk := func() *Model[float32] {
+		m, err := New[float32](cfg, rand.New(rand.NewPCG(4, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m32, m16 := mk(), mk()
+	if err := m16.SetPrecision("bf16"); err != nil {
+		t.Fatal(err)
+	}
+	shapes := []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))", "(((e,(r,)),(e,(r,)),(u,)),(r,))"}
+	b32 := randomBatch(t, m32, shapes, 6, 5, rand.New(rand.NewPCG(8, 8)))
+	b16 := randomBatch(t, m16, shapes, 6, 5, rand.New(rand.NewPCG(8, 8)))
+	l32, g32 := trainStep(t, m32, b32, nil)
+	l16, g16 := trainStep(t, m16, b16, nil)
+	if l32.Loss == l16.Loss {
+		t.Error("the same loss to the bit: bf16 products not used")
+	}
+	if math.Abs(l32.Loss-l16.Loss) > 1e-2*math.Abs(l32.Loss) {
+		t.Errorf("loss %v in fp32, %v with bf16 products", l32.Loss, l16.Loss)
+	}
+	// Elementwise, a gradient near a ReLU's kink or a cancellation can move
+	// far; each tensor's gradient as a whole points the same way.
+	// The attention nets' last biases have an exact gradient of zero (a
+	// softmax does not see them): rounding noise, left out.
+	norm := func(g []float32) float64 {
+		s := 0.0
+		for _, v := range g {
+			s += float64(v) * float64(v)
+		}
+		return math.Sqrt(s)
+	}
+	largest := 0.0
+	for _, g := range g32 {
+		largest = max(largest, norm(g))
+	}
+	worst := 1.0
+	for i, g := range g32 {
+		if norm(g) < 1e-3*largest {
+			continue
+		}
+		var dot, n32, n16 float64
+		for j, v := range g {
+			dot += float64(v) * float64(g16[i][j])
+			n32 += float64(v) * float64(v)
+			n16 += float64(g16[i][j]) * float64(g16[i][j])
+		}
+		cos := dot / math.Sqrt(n32*n16)
+		worst = min(worst, cos)
+		if cos < 0.9 {
+			t.Errorf("%s: cosine %.3f between the fp32 and bf16 gradients", m32.Params()[i].Name, cos)
+		}
+	}
+	t.Logf("loss %.6g (fp32) / %.6g (bf16); smallest gradient cosine %.4f", l32.Loss, l16.Loss, worst)
+}

@@ -197,6 +197,10 @@ func (m *Model[T]) mulWT(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []
 	switch {
 	case rows < packMinRows:
 	case pm&prodPacked == 0:
+		if p16 := m.trainPackedBF16(pm, w, off, k, n, ldw, true); p16 != nil {
+			m.gemmPackedBF16(pm, rows, x, ldx, p16, y, n)
+			return
+		}
 		p = m.trainPacked(w, off, k, n, ldw, true)
 	case rows <= packMaxRows:
 		p = m.packed(w, off, k, n, ldw)
@@ -213,6 +217,10 @@ func (m *Model[T]) mulWT(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []
 // gradient of a layer.
 func (m *Model[T]) mulW(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
 	if pm&prodPacked == 0 && rows >= packMinRows {
+		if p16 := m.trainPackedBF16(pm, w, off, k, n, ldw, false); p16 != nil {
+			m.gemmPackedBF16(pm, rows, x, ldx, p16, y, n)
+			return
+		}
 		if p := m.trainPacked(w, off, k, n, ldw, false); p != nil {
 			m.gemmPacked(pm, rows, x, ldx, p, y, n)
 			return
@@ -230,6 +238,52 @@ func (m *Model[T]) gemmPacked(pm prod, rows int, x []T, ldx int, p *kernel.Packe
 	} else {
 		kernel.GemmPacked(rows, 1, x32, ldx, p, 0, y32, n)
 	}
+}
+
+// gemmPackedBF16 is gemmPacked with bfloat16 operands.
+func (m *Model[T]) gemmPackedBF16(pm prod, rows int, x []T, ldx int, p *kernel.PackedBF16, y []T, n int) {
+	x32, y32 := any(x).([]float32), any(y).([]float32)
+	if pm&prodSerial != 0 {
+		kernel.GemmPackedBF16Serial(rows, x32, ldx, p, y32, n)
+	} else {
+		kernel.GemmPackedBF16(rows, x32, ldx, p, y32, n)
+	}
+}
+
+// trainPackBF16 is trainPack for bfloat16 products.
+type trainPackBF16 struct {
+	mu      sync.Mutex
+	version uint64
+	p       *kernel.PackedBF16
+}
+
+// trainPackedBF16 is trainPacked rounded to bfloat16, for training's
+// products (not inference's, pm prodPacked) when the model's precision is
+// bf16; nil otherwise.
+func (m *Model[T]) trainPackedBF16(pm prod, w, off, k, n, ldw int, trans bool) *kernel.PackedBF16 {
+	if !m.bf16 || pm&prodPacked != 0 {
+		return nil
+	}
+	data := any(m.params[w].Data).([]float32)
+	m.mu.Lock()
+	key := packKey{w, off, trans}
+	tp := m.tpacks16[key]
+	if tp == nil {
+		if m.tpacks16 == nil {
+			m.tpacks16 = map[packKey]*trainPackBF16{}
+		}
+		tp = &trainPackBF16{}
+		m.tpacks16[key] = tp
+	}
+	version := m.version
+	m.mu.Unlock()
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	if tp.p == nil || tp.version != version {
+		tp.p = kernel.PackBF16Into(tp.p, trans, k, n, data[off:], ldw)
+		tp.version = version
+	}
+	return tp.p
 }
 
 // trainPack is a weight block packed for training's products, repacked

@@ -50,8 +50,10 @@ type Model[T kernel.Float] struct {
 	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
 	tpacks  map[packKey]*trainPack      // training weights, repacked per version
 	halves  *halves[T]                  // inference relation halves, valid while halves.version == version
-	// scoreBF16: ScoreAll's products take bfloat16 operands (SetPrecision).
-	scoreBF16 bool
+	// bf16: ScoreAll's and training's packed products take bfloat16
+	// operands (SetPrecision).
+	bf16     bool
+	tpacks16 map[packKey]*trainPackBF16
 	// zeroGrads: every gradient is known to be zero (ZeroGrad, or
 	// GradsZeroed), so the next Backward writes the entity rows it
 	// reaches instead of reading them to add to them.

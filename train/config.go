@@ -40,6 +40,10 @@ type Config struct {
 	// set.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
 	AdamEps   float64 `json:"adam_eps,omitempty"`
+	// Precision is the products' arithmetic, fp32 (default) or bf16
+	// (gamma.Precision: the MLPs' forward and input-gradient products
+	// with bfloat16 operands). GammaE only.
+	Precision gamma.Precision `json:"precision,omitempty"`
 	// Average is the fraction of the schedule, at its end, whose
 	// parameters (after each iteration) are averaged into
 	// checkpoint.AverageFile when the run ends; 0 is off. GammaE only.
@@ -164,6 +168,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.AdamEps >= 0) || math.IsInf(c.AdamEps, 0) {
 		errs = append(errs, fmt.Errorf("adam-eps must be a finite number ≥ 0 (0: 1e-8), got %g", c.AdamEps))
+	}
+	if c.Precision != "" && c.Precision != "fp32" && c.Precision != "bf16" {
+		errs = append(errs, fmt.Errorf("precision must be fp32 or bf16, got %q", c.Precision))
 	}
 	if !(c.Average >= 0 && c.Average < 1) {
 		errs = append(errs, fmt.Errorf("average must be a fraction in [0, 1), got %g", c.Average))

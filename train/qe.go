@@ -38,6 +38,9 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 	if cfg.Loss != "" && cfg.Loss != "sigmoid" {
 		return nil, fmt.Errorf("loss %q: %s trains with the reference loss only (sigmoid)", cfg.Loss, m.Kind())
 	}
+	if cfg.Precision == "bf16" {
+		return nil, fmt.Errorf("precision bf16: %s trains in float32 products only", m.Kind())
+	}
 	if cfg.Average > 0 {
 		return nil, fmt.Errorf("average %g: parameter averaging is GammaE's only", cfg.Average)
 	}

@@ -199,6 +199,9 @@ func (t *trainer) setupRest(groups []*dataset.Group, mc gamma.Config) error {
 		}
 		t.model = m
 	}
+	if err := t.model.SetPrecision(t.cfg.Precision); err != nil {
+		return err
+	}
 	// Backward overwrites the entity table's gradient (after
 	// EntityGradStale), so Adam need not zero it.
 	t.opt.KeepGrads = make([]bool, len(t.model.Params()))

@@ -79,6 +79,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.IntVar(&c.Negatives, "negatives", 0, "negative samples per query")
 			fs.StringVar(&c.Loss, "loss", "", "objective of a query's logits: sigmoid (reference), adversarial (self-adversarial negatives), softmax (cross-entropy over the candidates); GammaE only")
 			fs.Float64Var(&c.LossTemperature, "loss-temperature", 0, "the loss's T: adversarial inverse temperature, softmax temperature (default 1)")
+			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs: fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")
 			fs.Float64Var(&c.AdamEps, "adam-eps", 0, "Adam's ε (default 1e-8)")
 			fs.Float64Var(&c.Average, "average", 0, "average the parameters of the schedule's last `FRACTION` into RUN/average.safetensors (evaluate it with --model RUN/average.safetensors); GammaE only")
@@ -214,7 +215,7 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"union-dropout": func() { cfg.UnionDropout = f.UnionDropout }, "lr": func() { cfg.LR = f.LR }, "batch": func() { cfg.Batch = f.Batch },
 		"negatives": func() { cfg.Negatives = f.Negatives }, "loss": func() { cfg.Loss = f.Loss },
 		"loss-temperature": func() { cfg.LossTemperature = f.LossTemperature }, "average": func() { cfg.Average = f.Average },
-		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes = f.Minutes },
+		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes = f.Minutes },
 		"union-train": func() { cfg.UnionTrain = f.UnionTrain }, "ref-negatives": func() { cfg.RefNegatives = f.RefNegatives },
 		"seed": func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },

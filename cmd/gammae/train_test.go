@@ -35,6 +35,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"eval", "--model", filepath.Join(dir, "adv", "average.safetensors"), "--quiet"}, 0, "MRR"},
 		{[]string{"eval", "--model", filepath.Join(dir, "adv"), "--quiet", "--precision", "bf16", "--union", "dnf"}, 0, "entity products in bfloat16"},
 		{[]string{"eval", "--model", filepath.Join(dir, "adv"), "--quiet", "--precision", "fp16"}, 1, `precision must be fp32 or bf16, got "fp16"`},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "bf16"), "--steps", "2", "--precision", "bf16"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "bf16"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "q2b16"), "--model-kind", "q2b", "--precision", "bf16"}, small[:2]...), 1, "precision bf16: q2b trains in float32 products only"},
 		{[]string{"train", "--data", data, "--out", runDir, "--average", "1"}, 1, "average must be a fraction in [0, 1), got 1"},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial or softmax, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-softmax"), "--model-kind", "gqe", "--loss", "softmax"}, small[:2]...), 1, `loss "softmax": gqe trains with the reference loss only`},
@@ -56,6 +59,9 @@ func TestTrainPipeline(t *testing.T) {
 		if code != s.code || !strings.Contains(out, s.want) {
 			t.Fatalf("gammae %s: exit %d, want %d with %q\n%s", strings.Join(s.args, " "), code, s.code, s.want, out)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
+		t.Errorf("the bf16 run's config.json does not record its precision (%v):\n%s", err, b)
 	}
 	var br benchReport
 	if b, err := os.ReadFile(filepath.Join(dir, "bench.json")); err != nil || json.Unmarshal(b, &br) != nil || br.Iterations != 3 || len(br.Each) != 3 || br.Seconds <= 0 || br.Dim != 8 {

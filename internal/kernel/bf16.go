@@ -72,10 +72,22 @@ func (p *PackedBF16) N() int { return p.n }
 // PackBF16 rounds op(B) (k × n; stored n × k when transB) to bfloat16 and
 // packs it for GemmPackedBF16.
 func PackBF16(transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
+	return PackBF16Into(nil, transB, k, n, b, ldb)
+}
+
+// PackBF16Into is PackBF16 reusing the storage of old (which may be nil
+// and must no longer be in use): for weights packed again every step.
+func PackBF16Into(old *PackedBF16, transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
 	checkGemm(false, transB, 0, n, k, 0, max(k, 1), len(b), ldb, 0, max(n, 1))
 	kp := (k + 1) / 2
 	pn := (n + bf16Cols - 1) / bf16Cols
-	p := &PackedBF16{k: k, n: n, kp: kp, d: make([]uint32, pn*kp*bf16Cols)}
+	var d []uint32
+	if old != nil && cap(old.d) >= pn*kp*bf16Cols {
+		d = old.d[:pn*kp*bf16Cols]
+	} else {
+		d = make([]uint32, pn*kp*bf16Cols)
+	}
+	p := &PackedBF16{k: k, n: n, kp: kp, d: d}
 	at := func(i, j int) float32 {
 		switch {
 		case i >= k || j >= n:
@@ -109,6 +121,16 @@ func (f bodyFunc) do(lo, hi int) { f(lo, hi) }
 // float32 sums: the entity-side products of scoring, at twice the float32
 // kernels' rate where the CPU has AVX512-BF16 (HasBF16).
 func GemmPackedBF16(m int, a []float32, lda int, p *PackedBF16, c []float32, ldc int) {
+	gemmPackedBF16(workers(), m, a, lda, p, c, ldc)
+}
+
+// GemmPackedBF16Serial is GemmPackedBF16 on the calling goroutine alone,
+// with the same bits.
+func GemmPackedBF16Serial(m int, a []float32, lda int, p *PackedBF16, c []float32, ldc int) {
+	gemmPackedBF16(1, m, a, lda, p, c, ldc)
+}
+
+func gemmPackedBF16(w, m int, a []float32, lda int, p *PackedBF16, c []float32, ldc int) {
 	defer clearUpper()
 	k, n, kp := p.k, p.n, p.kp
 	checkGemm(false, false, m, n, k, len(a), lda, k*n, n, len(c), ldc)
@@ -136,7 +158,7 @@ func GemmPackedBF16(m int, a []float32, lda int, p *PackedBF16, c []float32, ldc
 	pn := (n + bf16Cols - 1) / bf16Cols
 	// Each worker sweeps every A panel over a range of B panels: a B panel
 	// (kp × 32 words) stays in L1/L2 while the A panels stream.
-	parallelFor(pn, 4, workers(), bodyFunc(func(lo, hi int) {
+	parallelFor(pn, 4, w, bodyFunc(func(lo, hi int) {
 		var tile [bf16Rows * bf16Cols]float32
 		for q := lo; q < hi; q++ {
 			bp := p.d[q*kp*bf16Cols : (q+1)*kp*bf16Cols]
