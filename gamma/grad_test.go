@@ -136,6 +136,9 @@ func TestGradients(t *testing.T) {
 		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true, Objective{}},
 		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "softmax", Temperature: 2}},
 		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "softmax"}},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "all"}},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "all", Temperature: 3}},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all"}},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {

@@ -33,8 +33,10 @@ type Objective struct {
 	// Kind is "" or "sigmoid" (the reference: −logσ(pos) and the mean of
 	// −logσ(−neg), halved), "adversarial" (the same with the negatives
 	// weighted by softmax(T·neg), held constant: self-adversarial
-	// sampling) or "softmax" (cross-entropy of the positive against the
-	// row's candidates, logits divided by T).
+	// sampling), "softmax" (cross-entropy of the positive against the
+	// row's candidates, logits divided by T) or "all" (cross-entropy of
+	// the positive against every entity, logits divided by T: 1-vs-all
+	// scoring, the batch's negatives unused; dense.go).
 	Kind string `json:"kind,omitempty"`
 	// Temperature is T: the adversarial inverse temperature or the
 	// softmax temperature; 0 means 1.
@@ -44,9 +46,9 @@ type Objective struct {
 // Validate reports an unknown kind or a negative temperature.
 func (o Objective) Validate() error {
 	switch o.Kind {
-	case "", "sigmoid", "adversarial", "softmax":
+	case "", "sigmoid", "adversarial", "softmax", "all":
 	default:
-		return fmt.Errorf("loss must be sigmoid, adversarial or softmax, got %q", o.Kind)
+		return fmt.Errorf("loss must be sigmoid, adversarial, softmax or all, got %q", o.Kind)
 	}
 	if !(o.Temperature >= 0) || math.IsInf(o.Temperature, 0) {
 		return fmt.Errorf("loss temperature must be a finite number ≥ 0 (0: 1), got %g", o.Temperature)
@@ -97,10 +99,11 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 	}
 	w.forward(t.runs, true, rng)
 	t.rows, t.cols, t.weight, t.objective = rows, b.Negatives+1, b.Weight, b.Objective
-	w.candidates(b)
+	if b.Objective.Kind == "all" {
+		t.cols = m.cfg.Entities + 1
+		t.positive = b.Positive
+	}
 	d := m.cfg.Dim
-	t.feat = grow(t.feat, len(t.uniq)*2*d)
-	t.ent = grow(t.ent, len(t.uniq))
 	k := 0
 	t.crows = 0
 	for _, r := range t.runs {
@@ -109,11 +112,19 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 		t.crows += len(r.prog.outputs) * r.rows
 	}
 	parts(&t.part, max(featureScratch(d), 2*d, 2*k))
-	w.queryTerms()
-	if t.dists == nil {
-		t.dists = w.pairDists
+	if b.Objective.Kind == "all" {
+		w.queryTerms()
+		w.denseForward()
+	} else {
+		w.candidates(b)
+		t.feat = grow(t.feat, len(t.uniq)*2*d)
+		t.ent = grow(t.ent, len(t.uniq))
+		w.queryTerms()
+		if t.dists == nil {
+			t.dists = w.pairDists
+		}
+		m.features(t.uniq, t.feat, t.ent, &t.part, t.dists)
 	}
-	m.features(t.uniq, t.feat, t.ent, &t.part, t.dists)
 	t.logits, t.dlogits = grow(t.logits, rows*t.cols), grow(t.dlogits, rows*t.cols)
 	t.pos, t.neg = grow(t.pos, rows), grow(t.neg, rows)
 	t.sw = 0
@@ -179,6 +190,9 @@ func (t *trainState[T]) rowLoss(r int) {
 	dl := t.dlogits[r*t.cols : (r+1)*t.cols]
 	x := float64(l[0])
 	switch t.objective.Kind {
+	case "all":
+		t.rowLossAll(wr, l, dl, r)
+		return
 	case "softmax":
 		// Loss −log softmax(l/T)₀; pos and neg both hold the row's log
 		// probability, so that (Positive + Negative)/2 is the loss.
@@ -269,7 +283,11 @@ func (w *Workspace[T]) Backward() error {
 	})
 	overwrite, stale := w.m.zeroGrads || w.m.staleEntity, w.m.staleEntity
 	w.m.zeroGrads, w.m.staleEntity = false, false
-	w.entityBackward(overwrite, stale)
+	if t.objective.Kind == "all" {
+		w.denseBackward(overwrite)
+	} else {
+		w.entityBackward(overwrite, stale)
+	}
 	t.entityChecked = overwrite
 	w.queryBackward()
 	w.backward(t.runs)

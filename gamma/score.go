@@ -41,6 +41,8 @@ type trainState[T kernel.Float] struct {
 	crows           int     // component rows over the runs
 	weight          []float64
 	objective       Objective
+	positive        []int32 // the batch's positives (Objective "all")
+	dfeat, dent     []T     // Objective "all": every entity's feature gradients
 	local           []int32          // rows × cols: candidate index into uniq
 	uniq            []int32          // distinct candidate entities
 	mark            []int32          // entity → index into uniq, or −1
@@ -223,6 +225,9 @@ func (w *Workspace[T]) queryBackward() {
 			qa, qb := v.a[b*d:(b+1)*d], v.b[b*d:(b+1)*d]
 			dqa, dqb := v.da[b*d:(b+1)*d], v.db[b*d:(b+1)*d]
 			for blk := range t.acc {
+				if len(t.acc[blk]) == 0 {
+					continue // Objective "all" uses block 0 alone
+				}
 				acc := t.acc[blk][x*2*d : (x+1)*2*d]
 				kernel.Axpy(1, acc[:d], dqa)
 				kernel.Axpy(1, acc[d:], dqb)

@@ -12,8 +12,15 @@ import (
 // back; and after a Backward the gradients are no longer known to be zero,
 // so a second one adds to them (twice the first, to rounding).
 func TestBackwardOverZeroedGrads(t *testing.T) {
+	for _, o := range []Objective{{}, {Kind: "all"}} {
+		t.Run(o.Kind, func(t *testing.T) { backwardOverZeroedGrads(t, o) })
+	}
+}
+
+func backwardOverZeroedGrads(t *testing.T, o Objective) {
 	_, m64, m, _ := twinModels(t, 60, 24, 40, 7)
 	b := randomBatch(t, m64, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 30, 8, rand.New(rand.NewPCG(7, 7)))
+	b.Objective = o
 	step := func() {
 		t.Helper()
 		ws := m.NewWorkspace()

@@ -77,7 +77,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.Float64Var(&c.LR, "lr", 0, "learning rate")
 			fs.IntVar(&c.Batch, "batch", 0, "queries per batch")
 			fs.IntVar(&c.Negatives, "negatives", 0, "negative samples per query")
-			fs.StringVar(&c.Loss, "loss", "", "objective of a query's logits: sigmoid (reference), adversarial (self-adversarial negatives), softmax (cross-entropy over the candidates); GammaE only")
+			fs.StringVar(&c.Loss, "loss", "", "objective of a query's logits: sigmoid (reference), adversarial (self-adversarial negatives), softmax (cross-entropy over the candidates), all (cross-entropy against every entity); GammaE only")
 			fs.Float64Var(&c.LossTemperature, "loss-temperature", 0, "the loss's T: adversarial inverse temperature, softmax temperature (default 1)")
 			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs: fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")

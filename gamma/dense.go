@@ -1,0 +1,133 @@
+package gamma
+
+import (
+	"math"
+
+	"github.com/gammae/gammae/internal/kernel"
+)
+
+// Training against every entity (Objective "all", 1-vs-all scoring): each
+// query row's distances to all N entities are matrix products of the
+// rows' [α; β] with the entity features (the split of SPEC section 4, as
+// ScoreAll takes it), and so are their gradients: Backward's feature
+// gradients of every entity are Gᵀ·[α; β] and the queries' G·f, for G the
+// distances' gradient. A row's candidates are column 0, its positive (as
+// in the sampled objectives), then columns 1…N, entity e at 1 + e.
+
+// denseForward sets every run's distances to all entities.
+func (w *Workspace[T]) denseForward() {
+	m, t := w.m, &w.train
+	n, d, cols := m.cfg.Entities, m.cfg.Dim, t.cols
+	if len(t.uniq) != n {
+		t.uniq = make([]int32, n)
+		for i := range t.uniq {
+			t.uniq[i] = int32(i)
+		}
+	}
+	t.feat, t.ent = grow(t.feat, n*2*d), grow(t.ent, n)
+	m.features(t.uniq, t.feat, t.ent, &t.part, nil)
+	for _, r := range t.runs {
+		s := &r.score
+		for c, o := range r.prog.outputs {
+			v := &r.vals[o]
+			dist := s.dist[c*r.rows*cols : (c+1)*r.rows*cols]
+			kernel.Gemm(false, true, r.rows, n, d, 1, v.a, d, t.feat, 2*d, 0, dist[1:], cols)
+			kernel.Gemm(false, true, r.rows, n, d, 1, v.b, d, t.feat[d:], 2*d, 1, dist[1:], cols)
+			parallelFor(r.rows, 4, func(_, lo, hi int) {
+				for b := lo; b < hi; b++ {
+					row, q := dist[b*cols:(b+1)*cols], s.qterm[c*r.rows+b]
+					for e, ent := range t.ent {
+						row[1+e] += ent + q
+					}
+					row[0] = row[1+int(t.positive[s.row0+b])]
+				}
+			})
+		}
+	}
+}
+
+// rowLossAll is rowLoss for Objective "all": −log softmax(l/T) at the
+// positive over the N entities (columns 1…N); column 0, the positive
+// again, carries the −1 of the target.
+func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
+	tau := t.objective.temperature()
+	mx := math.Inf(-1)
+	for _, v := range l[1:] {
+		mx = math.Max(mx, float64(v)/tau)
+	}
+	z := 0.0
+	for _, v := range l[1:] {
+		z += math.Exp(float64(v)/tau - mx)
+	}
+	lse := mx + math.Log(z)
+	dl[0] = T(-wr / tau)
+	for j, v := range l[1:] {
+		dl[1+j] = T(wr * math.Exp(float64(v)/tau-lse) / tau)
+	}
+	t.pos[r] = wr * (float64(l[0])/tau - lse)
+	t.neg[r] = t.pos[r]
+}
+
+// denseBackward is entityBackward for Objective "all": every entity's
+// feature gradient (and the queries' Σ g·f in the first accumulator
+// block) by products, then every entity row's gradient, written when
+// overwrite (and checked) or added.
+func (w *Workspace[T]) denseBackward(overwrite bool) {
+	m, t := w.m, &w.train
+	n, d, cols := m.cfg.Entities, m.cfg.Dim, t.cols
+	t.dfeat, t.dent = grow(t.dfeat, n*2*d), grow(t.dent, n)
+	clear(t.dfeat)
+	clear(t.dent)
+	acc := grow(t.acc[0], t.crows*2*d)
+	t.acc[0] = acc
+	for blk := 1; blk < scoreBlocks; blk++ {
+		t.acc[blk] = t.acc[blk][:0]
+	}
+	for _, r := range t.runs {
+		s := &r.score
+		for c, o := range r.prog.outputs {
+			v := &r.vals[o]
+			g := s.ddist[c*r.rows*cols : (c+1)*r.rows*cols]
+			x0 := s.crow0 + c*r.rows
+			kernel.Gemm(true, false, n, d, r.rows, 1, g[1:], cols, v.a, d, 1, t.dfeat, 2*d)
+			kernel.Gemm(true, false, n, d, r.rows, 1, g[1:], cols, v.b, d, 1, t.dfeat[d:], 2*d)
+			kernel.Gemm(false, false, r.rows, 2*d, n, 1, g[1:], cols, t.feat, 2*d, 0, acc[x0*2*d:(x0+r.rows)*2*d], 2*d)
+			for b := range r.rows {
+				gr := g[b*cols : (b+1)*cols]
+				for e, ge := range gr[1:] {
+					t.dent[e] += ge
+				}
+				// Column 0: the positive's distance once more.
+				p, g0 := int(t.positive[s.row0+b]), gr[0]
+				t.dent[p] += g0
+				kernel.Axpy(g0, v.a[b*d:(b+1)*d], t.dfeat[p*2*d:p*2*d+d])
+				kernel.Axpy(g0, v.b[b*d:(b+1)*d], t.dfeat[p*2*d+d:(p+1)*2*d])
+				kernel.Axpy(g0, t.feat[p*2*d:(p+1)*2*d], acc[(x0+b)*2*d:(x0+b+1)*2*d])
+			}
+		}
+	}
+	tab, grad := m.params[m.entity].Data, m.grad(m.entity)
+	var bad [maxParts]bool
+	parallelFor(n, 64, func(part, lo, hi int) {
+		scratch := t.part[part][:4*d]
+		for e := lo; e < hi; e++ {
+			df, row := t.dfeat[e*2*d:(e+1)*2*d], tab[e*2*d:(e+1)*2*d]
+			if r32, ok := any(row).([]float32); ok {
+				df32 := any(df).([]float32)
+				kernel.GammaFeaturesGrad(df32[:d], df32[d:], r32[:d], r32[d:], float32(t.dent[e]), regMin, regMax)
+			} else {
+				gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], t.dent[e], scratch)
+			}
+			if overwrite {
+				bad[part] = bad[part] || nonFinite(df)
+				copy(grad[e*2*d:(e+1)*2*d], df)
+			} else {
+				kernel.Axpy(1, df, grad[e*2*d:(e+1)*2*d])
+			}
+		}
+	})
+	t.entityBad = [scoreBlocks]bool{}
+	for _, b := range bad {
+		t.entityBad[0] = t.entityBad[0] || b
+	}
+}
