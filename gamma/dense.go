@@ -55,16 +55,23 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	for _, v := range l[1:] {
 		mx = math.Max(mx, float64(v)/tau)
 	}
-	z := 0.0
-	for _, v := range l[1:] {
-		z += math.Exp(float64(v)/tau - mx)
-	}
-	lse := mx + math.Log(z)
-	dl[0] = T(-wr / tau)
+	// One exponential per entity, by the vector kernel: e = exp(l/T − max)
+	// in dl, then scaled to the softmax's gradient.
+	e := dl[1:]
 	for j, v := range l[1:] {
-		dl[1+j] = T(wr * math.Exp(float64(v)/tau-lse) / tau)
+		e[j] = T(float64(v)/tau - mx)
 	}
-	t.pos[r] = wr * (float64(l[0])/tau - lse)
+	kernel.Exp(e, e)
+	z := 0.0
+	for _, v := range e {
+		z += float64(v)
+	}
+	scale := T(wr / (z * tau))
+	for j := range e {
+		e[j] *= scale
+	}
+	dl[0] = T(-wr / tau)
+	t.pos[r] = wr * (float64(l[0])/tau - mx - math.Log(z))
 	t.neg[r] = t.pos[r]
 }
 
