@@ -83,10 +83,8 @@ func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 			j, p := r*d+i, ent*d+i
 			se, ce := h.sin[p], h.cos[p]
 			toAxis, base := math.Abs(se*qs.ca[j]-ce*qs.sa[j]), math.Abs(qs.sg[j])
-			if !(toAxis < base) {
-				s += min2(math.Abs(se*qs.c1[j]-ce*qs.s1[j]), math.Abs(se*qs.c2[j]-ce*qs.s2[j]))
-			}
-			s += cen * min2(toAxis, base)
+			s += outside(toAxis, base)*min(math.Abs(se*qs.c1[j]-ce*qs.s1[j]), math.Abs(se*qs.c2[j]-ce*qs.s2[j])) +
+				cen*min(toAxis, base)
 		}
 		return s
 	}
@@ -112,17 +110,17 @@ func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 				se, ce := h.sin[p], h.cos[p]
 				su, cu := se*qs.ca[j]-ce*qs.sa[j], ce*qs.ca[j]+se*qs.sa[j] // (e−a)/2
 				toAxis, base := math.Abs(su), math.Abs(qs.sg[j])
-				var de, da, dg float64
-				if !(toAxis < base) {
-					s1, c1 := se*qs.c1[j]-ce*qs.s1[j], ce*qs.c1[j]+se*qs.s1[j] // (e−a+g)/2
-					s2, c2 := se*qs.c2[j]-ce*qs.s2[j], ce*qs.c2[j]+se*qs.s2[j] // (e−a−g)/2
-					d1, d2 := math.Abs(s1), math.Abs(s2)
-					w1, w2 := ad.Tie(d1, d2), ad.Tie(d2, d1)
-					h1, h2 := dh(s1, c1), dh(s2, c2)
-					de += w1*h1 + w2*h2
-					da += -w1*h1 - w2*h2
-					dg += w1*h1 - w2*h2
-				}
+				// The outside distance's terms, weighted by whether the
+				// entity is outside (computed either way: no branch).
+				s1, c1 := se*qs.c1[j]-ce*qs.s1[j], ce*qs.c1[j]+se*qs.s1[j] // (e−a+g)/2
+				s2, c2 := se*qs.c2[j]-ce*qs.s2[j], ce*qs.c2[j]+se*qs.s2[j] // (e−a−g)/2
+				d1, d2 := math.Abs(s1), math.Abs(s2)
+				out := outside(toAxis, base)
+				w1, w2 := out*ad.Tie(d1, d2), out*ad.Tie(d2, d1)
+				h1, h2 := dh(s1, c1), dh(s2, c2)
+				de := w1*h1 + w2*h2
+				da := -w1*h1 - w2*h2
+				dg := w1*h1 - w2*h2
 				wt, wb := cen*ad.Tie(toAxis, base), cen*ad.Tie(base, toAxis)
 				ht := dh(su, cu)
 				de += wt * ht
@@ -136,13 +134,14 @@ func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 	})
 }
 
-// min2 is math.Min for the distances' non-negative, non-NaN terms,
-// without its call.
-func min2(x, y float64) float64 {
-	if y < x {
-		return y
+// outside is 1 when an entity at toAxis from the axis is outside an
+// aperture of half-width base (not toAxis < base), else 0, as a flag.
+func outside(toAxis, base float64) float64 {
+	in := 0
+	if toAxis < base {
+		in = 1
 	}
-	return x
+	return float64(1 - in)
 }
 
 // ScoreAll writes γ − (‖d_out‖₁ + λ‖d_in‖₁)·modulus for every entity.
@@ -155,10 +154,8 @@ func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 		out, in := 0.0, 0.0
 		for i := range d {
 			toAxis, base := math.Abs(se[i]*qs.ca[i]-ce[i]*qs.sa[i]), math.Abs(qs.sg[i])
-			if !(toAxis < base) {
-				out += min2(math.Abs(se[i]*qs.c1[i]-ce[i]*qs.s1[i]), math.Abs(se[i]*qs.c2[i]-ce[i]*qs.s2[i]))
-			}
-			in += min2(toAxis, base)
+			out += outside(toAxis, base) * min(math.Abs(se[i]*qs.c1[i]-ce[i]*qs.s1[i]), math.Abs(se[i]*qs.c2[i]-ce[i]*qs.s2[i]))
+			in += min(toAxis, base)
 		}
 		dst[ent] = n.cfg.Gamma - (out+cen*in)*mod
 	}

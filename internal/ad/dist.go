@@ -96,7 +96,7 @@ func (t *Tape) BoxDist(p *Param, ids []int32, c, o V, cen float64) V {
 		s := 0.0
 		for i, v := range e {
 			delta := math.Abs(v - cr[i])
-			s += math.Max(delta-or[i], 0) + cen*math.Min(delta, or[i])
+			s += max(delta-or[i], 0) + cen*min(delta, or[i]) // builtins: no calls
 		}
 		out[j] = s
 	}
@@ -110,13 +110,20 @@ func (t *Tape) BoxDist(p *Param, ids []int32, c, o V, cen float64) V {
 			e, cr, or := p.Row(int(id)), cv[r*d:(r+1)*d], ov[r*d:(r+1)*d]
 			ge, gcr, gor := pg[int(id)*d:int(id+1)*d], gc[r*d:(r+1)*d], gO[r*d:(r+1)*d]
 			for i, v := range e {
+				// Which of delta and o is larger is data, not a pattern:
+				// 0/1 flags instead of branches the CPU would mispredict.
 				delta := math.Abs(v - cr[i])
-				var dDelta, dO float64
-				if delta-or[i] > 0 {
-					dDelta, dO = 1, -1
+				gt, lt := 0, 0
+				if delta > or[i] {
+					gt = 1
 				}
-				dDelta += cen * Tie(delta, or[i])
-				dO += cen * Tie(or[i], delta)
+				if delta < or[i] {
+					lt = 1
+				}
+				fg, fl := float64(gt), float64(lt)
+				half := 0.5 * (1 - fg - fl) // a tie splits min's gradient
+				dDelta := fg + cen*(fl+half)
+				dO := -fg + cen*(fg+half)
 				sd := g[j] * dDelta * Sign(v-cr[i])
 				ge[i] += sd
 				gcr[i] -= sd

@@ -72,15 +72,17 @@ func (t *Tape) Min2(a, b V) V {
 }
 
 // Tie is the share of min(x, y)'s gradient that goes to x (torch.min of
-// two tensors splits ties).
+// two tensors splits ties). Which is smaller is data, not a pattern: 0/1
+// flags (conditional moves) rather than branches the CPU would mispredict.
 func Tie(x, y float64) float64 {
-	switch {
-	case x < y:
-		return 1
-	case x == y:
-		return 0.5
+	lt, eq := 0, 0
+	if x < y {
+		lt = 1
 	}
-	return 0
+	if x == y {
+		eq = 1
+	}
+	return float64(lt) + 0.5*float64(eq)
 }
 
 // Affine is s·a + c elementwise.
