@@ -51,10 +51,11 @@ func (w *Workspace[T]) denseForward() {
 // again, carries the −1 of the target.
 func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	tau := t.objective.temperature()
-	mx := math.Inf(-1)
-	for _, v := range l[1:] {
-		mx = math.Max(mx, float64(v)/tau)
+	top := l[1]
+	for _, v := range l[2:] {
+		top = max(top, v)
 	}
+	mx := float64(top) / tau
 	// One exponential per entity, by the vector kernel: e = exp(l/T − max)
 	// in dl, then scaled to the softmax's gradient.
 	e := dl[1:]

@@ -186,6 +186,20 @@ func (w *Workspace[T]) scoreRow(r *run[T], b int, tmp []T) {
 	}
 	gamma := T(w.m.cfg.Gamma)
 	logits := t.logits[row*cols : (row+1)*cols]
+	if k == 1 { // one component: logit = γ − distance, no combining
+		dist, ddist := s.dist[b*cols:(b+1)*cols], s.ddist[b*cols:(b+1)*cols]
+		for j, v := range dist {
+			logits[j] = gamma - v
+		}
+		t.rowLoss(row)
+		var sum T
+		for j, g := range t.dlogits[row*cols : (row+1)*cols] {
+			ddist[j] = -g
+			sum -= g
+		}
+		s.ds[b], s.gsum[b] = 0, sum
+		return
+	}
 	for j := range logits {
 		logits[j] = gamma - combine(r.prog.mode, s.dist[b*cols+j:], rows*cols, theta, k)
 	}
