@@ -199,15 +199,8 @@ func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	f := n.features(false, false)
 	aq, bq, d := t.Val(q[0]), t.Val(q[1]), n.cfg.Dim
 	qt := terms(t, q)
-	for ent := range dst {
-		off := ent * d
-		psiA, psiB, psiS, e := f.psiA[off:off+d], f.psiB[off:off+d], f.psiS[off:off+d], f.e[off:off+d]
-		s := 0.0
-		for i := range d {
-			s += math.Abs(qt.lg[i] + e[i] - aq[i]*psiA[i] - bq[i]*psiB[i] + (aq[i]+bq[i])*psiS[i])
-		}
-		dst[ent] = n.cfg.Gamma - s
-	}
+	m := len(dst) * d
+	kernel.BetaRows(dst, f.psiA[:m], f.psiB[:m], f.psiS[:m], f.e[:m], qt.lg, aq, bq, n.cfg.Gamma)
 }
 
 // ParamsChanged drops the entity features.

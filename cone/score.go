@@ -6,6 +6,7 @@ import (
 
 	"github.com/gammae/gammae/internal/ad"
 	"github.com/gammae/gammae/internal/baseline"
+	"github.com/gammae/gammae/internal/kernel"
 )
 
 // halves are sin and cos of half of every entity's axis, per dimension,
@@ -148,17 +149,12 @@ func outside(toAxis, base float64) float64 {
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	h := n.halves(false)
 	qs := querySide(t, q)
-	d, cen, mod := n.cfg.Dim, n.cfg.CenterReg, n.modulus.Data[0]
-	for ent := range dst {
-		se, ce := h.sin[ent*d:(ent+1)*d], h.cos[ent*d:(ent+1)*d]
-		out, in := 0.0, 0.0
-		for i := range d {
-			toAxis, base := math.Abs(se[i]*qs.ca[i]-ce[i]*qs.sa[i]), math.Abs(qs.sg[i])
-			out += outside(toAxis, base) * min(math.Abs(se[i]*qs.c1[i]-ce[i]*qs.s1[i]), math.Abs(se[i]*qs.c2[i]-ce[i]*qs.s2[i]))
-			in += min(toAxis, base)
-		}
-		dst[ent] = n.cfg.Gamma - (out+cen*in)*mod
+	base := make([]float64, len(qs.sg))
+	for i, v := range qs.sg {
+		base[i] = math.Abs(v)
 	}
+	m := len(dst) * n.cfg.Dim
+	kernel.ConeRows(dst, h.sin[:m], h.cos[:m], qs.sa, qs.ca, qs.s1, qs.c1, qs.s2, qs.c2, base, n.cfg.CenterReg, n.modulus.Data[0], n.cfg.Gamma)
 }
 
 // ParamsChanged drops the entity halves.

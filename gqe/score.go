@@ -1,7 +1,7 @@
 package gqe
 
 import (
-	"math"
+	"github.com/gammae/gammae/internal/kernel"
 
 	"github.com/gammae/gammae/internal/ad"
 	"github.com/gammae/gammae/internal/baseline"
@@ -9,15 +9,7 @@ import (
 
 // ScoreAll writes γ − ‖e − q‖₁ for every entity e.
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
-	qv, d := t.Val(q[0]), n.cfg.Dim
-	for e := range dst {
-		row := n.entity.Data[e*d : (e+1)*d]
-		s := 0.0
-		for i, v := range row {
-			s += math.Abs(v - qv[i])
-		}
-		dst[e] = n.cfg.Gamma - s
-	}
+	kernel.L1Rows(dst, n.entity.Data[:len(dst)*n.cfg.Dim], t.Val(q[0]), n.cfg.Gamma)
 }
 
 // ParamsChanged: GQE caches nothing.

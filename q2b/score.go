@@ -1,7 +1,7 @@
 package q2b
 
 import (
-	"math"
+	"github.com/gammae/gammae/internal/kernel"
 
 	"github.com/gammae/gammae/internal/ad"
 	"github.com/gammae/gammae/internal/baseline"
@@ -10,17 +10,7 @@ import (
 // ScoreAll writes γ − ‖relu(|e−c| − o)‖₁ − cen·‖min(|e−c|, o)‖₁ for every
 // entity e.
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
-	c, o, d := t.Val(q[0]), t.Val(q[1]), n.cfg.Dim
-	for e := range dst {
-		row := n.entity.Data[e*d : (e+1)*d]
-		out, in := 0.0, 0.0
-		for i, v := range row {
-			delta := math.Abs(v - c[i])
-			out += math.Max(delta-o[i], 0)
-			in += math.Min(delta, o[i])
-		}
-		dst[e] = n.cfg.Gamma - out - n.cfg.CenterReg*in
-	}
+	kernel.BoxRows(dst, n.entity.Data[:len(dst)*n.cfg.Dim], t.Val(q[0]), t.Val(q[1]), n.cfg.CenterReg, n.cfg.Gamma)
 }
 
 // ParamsChanged: Query2Box caches nothing.
