@@ -250,11 +250,36 @@ func (m *Model[T]) gemmPackedBF16(pm prod, rows int, x []T, ldx int, p *kernel.P
 	}
 }
 
-// trainPackBF16 is trainPack for bfloat16 products.
-type trainPackBF16 struct {
+// trainPack is a weight block packed for training's products (P is
+// *kernel.PackedB or *kernel.PackedBF16), repacked into the same storage
+// once per parameter version.
+type trainPack[P any] struct {
 	mu      sync.Mutex
 	version uint64
-	p       *kernel.PackedBF16
+	p       P
+	packed  bool
+}
+
+// trainPackOf returns the pack of key in packs (created on first use),
+// repacked by pack if the parameters changed since.
+func trainPackOf[T kernel.Float, P any](m *Model[T], packs *map[packKey]*trainPack[P], key packKey, pack func(old P) P) P {
+	m.mu.Lock()
+	tp := (*packs)[key]
+	if tp == nil {
+		if *packs == nil {
+			*packs = map[packKey]*trainPack[P]{}
+		}
+		tp = &trainPack[P]{}
+		(*packs)[key] = tp
+	}
+	version := m.version
+	m.mu.Unlock()
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	if !tp.packed || tp.version != version {
+		tp.p, tp.version, tp.packed = pack(tp.p), version, true
+	}
+	return tp.p
 }
 
 // trainPackedBF16 is trainPacked rounded to bfloat16, for training's
@@ -265,33 +290,9 @@ func (m *Model[T]) trainPackedBF16(pm prod, w, off, k, n, ldw int, trans bool) *
 		return nil
 	}
 	data := any(m.params[w].Data).([]float32)
-	m.mu.Lock()
-	key := packKey{w, off, trans}
-	tp := m.tpacks16[key]
-	if tp == nil {
-		if m.tpacks16 == nil {
-			m.tpacks16 = map[packKey]*trainPackBF16{}
-		}
-		tp = &trainPackBF16{}
-		m.tpacks16[key] = tp
-	}
-	version := m.version
-	m.mu.Unlock()
-	tp.mu.Lock()
-	defer tp.mu.Unlock()
-	if tp.p == nil || tp.version != version {
-		tp.p = kernel.PackBF16Into(tp.p, trans, k, n, data[off:], ldw)
-		tp.version = version
-	}
-	return tp.p
-}
-
-// trainPack is a weight block packed for training's products, repacked
-// into the same storage once per parameter version.
-type trainPack struct {
-	mu      sync.Mutex
-	version uint64
-	p       *kernel.PackedB
+	return trainPackOf(m, &m.tpacks16, packKey{w, off, trans}, func(old *kernel.PackedBF16) *kernel.PackedBF16 {
+		return kernel.PackBF16Into(old, trans, k, n, data[off:], ldw)
+	})
 }
 
 // trainPacked returns W[:, off:off+k]ᵀ (trans) or W[:k, off:off+n] of
@@ -302,25 +303,9 @@ func (m *Model[T]) trainPacked(w, off, k, n, ldw int, trans bool) *kernel.Packed
 	if !ok {
 		return nil
 	}
-	m.mu.Lock()
-	key := packKey{w, off, trans}
-	tp := m.tpacks[key]
-	if tp == nil {
-		if m.tpacks == nil {
-			m.tpacks = map[packKey]*trainPack{}
-		}
-		tp = &trainPack{}
-		m.tpacks[key] = tp
-	}
-	version := m.version
-	m.mu.Unlock()
-	tp.mu.Lock()
-	defer tp.mu.Unlock()
-	if tp.p == nil || tp.version != version {
-		tp.p = kernel.PackBInto(tp.p, trans, k, n, data[off:], ldw)
-		tp.version = version
-	}
-	return tp.p
+	return trainPackOf(m, &m.tpacks, packKey{w, off, trans}, func(old *kernel.PackedB) *kernel.PackedB {
+		return kernel.PackBInto(old, trans, k, n, data[off:], ldw)
+	})
 }
 
 // packed returns W[:, off:off+k]ᵀ of parameter w packed, for float32

@@ -46,14 +46,14 @@ type Model[T kernel.Float] struct {
 
 	mu      sync.Mutex
 	version uint64
-	feats   *entityFeatures[T]          // for ScoreAll, valid while feats.version == version
-	packs   map[packKey]*kernel.PackedB // inference weights, dropped by ParamsChanged
-	tpacks  map[packKey]*trainPack      // training weights, repacked per version
-	halves  *halves[T]                  // inference relation halves, valid while halves.version == version
+	feats   *entityFeatures[T]                      // for ScoreAll, valid while feats.version == version
+	packs   map[packKey]*kernel.PackedB             // inference weights, dropped by ParamsChanged
+	tpacks  map[packKey]*trainPack[*kernel.PackedB] // training weights, repacked per version
+	halves  *halves[T]                              // inference relation halves, valid while halves.version == version
 	// bf16: ScoreAll's and training's packed products take bfloat16
 	// operands (SetPrecision).
 	bf16     bool
-	tpacks16 map[packKey]*trainPackBF16
+	tpacks16 map[packKey]*trainPack[*kernel.PackedBF16]
 	// zeroGrads: every gradient is known to be zero (ZeroGrad, or
 	// GradsZeroed), so the next Backward writes the entity rows it
 	// reaches instead of reading them to add to them.

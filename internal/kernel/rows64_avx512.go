@@ -21,6 +21,16 @@ func lanesum8(v archsimd.Float64x8) float64 {
 	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
 }
 
+// lanesum8x2 is lanesum8 of two vectors.
+func lanesum8x2(u, v archsimd.Float64x8) (float64, float64) {
+	var a, b [8]float64
+	u.Store(&a)
+	v.Store(&b)
+	clearUpper()
+	return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])),
+		((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]))
+}
+
 func absMask() archsimd.Int64x8 { return archsimd.BroadcastInt64x8(0x7fffffffffffffff) }
 
 func l1RowsAVX512(dst, tab, q []float64, gamma float64) {
@@ -50,12 +60,7 @@ func boxRowsAVX512(dst, tab, c, o []float64, cen, gamma float64) {
 			out = out.Add(delta.Sub(ov).Max(zero))
 			in = in.Add(delta.Min(ov))
 		}
-		var lo, li [8]float64
-		out.Store(&lo)
-		in.Store(&li)
-		clearUpper()
-		so := ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((lo[4] + lo[5]) + (lo[6] + lo[7]))
-		si := ((li[0] + li[1]) + (li[2] + li[3])) + ((li[4] + li[5]) + (li[6] + li[7]))
+		so, si := lanesum8x2(out, in)
 		for i := n8; i < d; i++ {
 			delta := row[i] - c[i]
 			if delta < 0 {
@@ -112,12 +117,7 @@ func coneRowsAVX512(dst, sin, cos, sa, ca, s1, c1, s2, c2, base []float64, cen, 
 			out = out.Add(d1.Min(d2).Masked(t.GreaterEqual(bv)))
 			in = in.Add(t.Min(bv))
 		}
-		var lo, li [8]float64
-		out.Store(&lo)
-		in.Store(&li)
-		clearUpper()
-		so := ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((lo[4] + lo[5]) + (lo[6] + lo[7]))
-		si := ((li[0] + li[1]) + (li[2] + li[3])) + ((li[4] + li[5]) + (li[6] + li[7]))
+		so, si := lanesum8x2(out, in)
 		if n8 < d {
 			var tail [1]float64
 			coneRowsGo(tail[:], se[n8:], ce[n8:], sa[n8:], ca[n8:], s1[n8:], c1[n8:], s2[n8:], c2[n8:], base[n8:], cen, 1, 0)
