@@ -161,11 +161,9 @@ func (n *Net) klDist(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 	}
 	out := t.Alloc(len(ids))
 	for c, id := range ids {
-		s := 0.0
-		for i := range d {
-			s += math.Abs(kl(c/k, int(id), i))
-		}
-		out[c] = s
+		r, p := c/k*d, int(id)*d
+		kernel.BetaRows(out[c:c+1], f.psiA[p:p+d], f.psiB[p:p+d], f.psiS[p:p+d], f.e[p:p+d], qt.lg[r:r+d], av[r:r+d], bv[r:r+d], 0)
+		out[c] = -out[c]
 	}
 	return t.Custom(out, func(g []float64) {
 		ga, gb, pg := t.G(q[0]), t.G(q[1]), t.ParamGrad(n.entity)

@@ -45,20 +45,22 @@ func (n *Net) halves(grad bool) *halves {
 }
 
 // side is the query side of the distance per row and dimension: sin and
-// cos of axis/2, (axis−arg)/2 and (axis+arg)/2, and sin and cos of arg/2.
-type side struct{ sa, ca, s1, c1, s2, c2, sg, cg []float64 }
+// cos of axis/2, (axis−arg)/2 and (axis+arg)/2, sin and cos of arg/2, and
+// base = |sin(arg/2)|.
+type side struct{ sa, ca, s1, c1, s2, c2, sg, cg, base []float64 }
 
 func querySide(t *ad.Tape, q baseline.Emb) *side {
 	return t.Memo(q[0], func() any {
 		axis, arg := t.Val(q[0]), t.Val(q[1])
 		m := len(axis)
 		s := &side{make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m),
-			make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)}
+			make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)}
 		for i := range m {
 			s.sa[i], s.ca[i] = math.Sincos(axis[i] / 2)
 			s.s1[i], s.c1[i] = math.Sincos((axis[i] - arg[i]) / 2)
 			s.s2[i], s.c2[i] = math.Sincos((axis[i] + arg[i]) / 2)
 			s.sg[i], s.cg[i] = math.Sincos(arg[i] / 2)
+			s.base[i] = math.Abs(s.sg[i])
 		}
 		return s
 	}).(*side)
@@ -78,21 +80,13 @@ func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 	h := n.halves(t.Training())
 	qs := querySide(t, q)
 	cen, mod := n.cfg.CenterReg, n.modulus.Data[0]
-	dist := func(r, ent int) float64 {
-		s := 0.0
-		for i := range d {
-			j, p := r*d+i, ent*d+i
-			se, ce := h.sin[p], h.cos[p]
-			toAxis, base := math.Abs(se*qs.ca[j]-ce*qs.sa[j]), math.Abs(qs.sg[j])
-			s += outside(toAxis, base)*min(math.Abs(se*qs.c1[j]-ce*qs.s1[j]), math.Abs(se*qs.c2[j]-ce*qs.s2[j])) +
-				cen*min(toAxis, base)
-		}
-		return s
-	}
 	out := t.Alloc(len(ids))
 	dists := make([]float64, len(ids))
 	for c, id := range ids {
-		dists[c] = dist(c/k, int(id))
+		r, p := c/k*d, int(id)*d
+		kernel.ConeRows(dists[c:c+1], h.sin[p:p+d], h.cos[p:p+d], qs.sa[r:r+d], qs.ca[r:r+d], qs.s1[r:r+d], qs.c1[r:r+d],
+			qs.s2[r:r+d], qs.c2[r:r+d], qs.base[r:r+d], cen, 1, 0)
+		dists[c] = -dists[c]
 		out[c] = n.cfg.Gamma - dists[c]*mod
 	}
 	return t.Custom(out, func(g []float64) {
@@ -149,12 +143,8 @@ func outside(toAxis, base float64) float64 {
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	h := n.halves(false)
 	qs := querySide(t, q)
-	base := make([]float64, len(qs.sg))
-	for i, v := range qs.sg {
-		base[i] = math.Abs(v)
-	}
 	m := len(dst) * n.cfg.Dim
-	kernel.ConeRows(dst, h.sin[:m], h.cos[:m], qs.sa, qs.ca, qs.s1, qs.c1, qs.s2, qs.c2, base, n.cfg.CenterReg, n.modulus.Data[0], n.cfg.Gamma)
+	kernel.ConeRows(dst, h.sin[:m], h.cos[:m], qs.sa, qs.ca, qs.s1, qs.c1, qs.s2, qs.c2, qs.base, n.cfg.CenterReg, n.modulus.Data[0], n.cfg.Gamma)
 }
 
 // ParamsChanged drops the entity halves.

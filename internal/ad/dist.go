@@ -3,6 +3,8 @@ package ad
 import (
 	"fmt"
 	"math"
+
+	"github.com/gammae/gammae/internal/kernel"
 )
 
 // The baselines' distances between entities (rows of a parameter table)
@@ -61,12 +63,8 @@ func (t *Tape) L1Dist(p *Param, ids []int32, q V) V {
 	d := p.Cols
 	out := t.alloc(len(ids))
 	for c, id := range ids {
-		e, qr := p.Row(int(id)), qv[c/k*d:(c/k+1)*d]
-		s := 0.0
-		for i, v := range e {
-			s += math.Abs(v - qr[i])
-		}
-		out[c] = s
+		kernel.L1Rows(out[c:c+1], p.Row(int(id)), qv[c/k*d:(c/k+1)*d], 0)
+		out[c] = -out[c]
 	}
 	return t.node(out, func(g []float64) {
 		pg, gq := t.gradOf(p), t.G(q)
@@ -92,13 +90,8 @@ func (t *Tape) BoxDist(p *Param, ids []int32, c, o V, cen float64) V {
 	d := p.Cols
 	out := t.alloc(len(ids))
 	for j, id := range ids {
-		e, cr, or := p.Row(int(id)), cv[j/k*d:(j/k+1)*d], ov[j/k*d:(j/k+1)*d]
-		s := 0.0
-		for i, v := range e {
-			delta := math.Abs(v - cr[i])
-			s += max(delta-or[i], 0) + cen*min(delta, or[i]) // builtins: no calls
-		}
-		out[j] = s
+		kernel.BoxRows(out[j:j+1], p.Row(int(id)), cv[j/k*d:(j/k+1)*d], ov[j/k*d:(j/k+1)*d], cen, 0)
+		out[j] = -out[j]
 	}
 	return t.node(out, func(g []float64) {
 		pg, gc, gO := t.gradOf(p), t.G(c), t.G(o)
