@@ -11,6 +11,7 @@ import (
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/metrics"
 	"github.com/gammae/gammae/qe"
+	"github.com/gammae/gammae/query"
 )
 
 // RunModel evaluates any query-embedding model on split with the same
@@ -40,9 +41,15 @@ func RunModel(ctx context.Context, m qe.Model, entities int, split *dataset.Spli
 		tasks = append(tasks, t)
 		total += len(t.idx)
 	}
+	// A job is a block of a task's queries: models that score a block
+	// together (qe.BatchScorer) batch their embeddings' products.
 	type job struct {
-		t *task
-		i int
+		t      *task
+		i0, i1 int
+	}
+	block := 1
+	if _, ok := m.(qe.BatchScorer); ok {
+		block = scoreBlock
 	}
 	jobs := make(chan job, 64)
 	ctx, cancel := context.WithCancel(ctx)
@@ -55,17 +62,17 @@ func RunModel(ctx context.Context, m qe.Model, entities int, split *dataset.Spli
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			scores := make([]float64, entities)
+			scores := make([]float64, block*entities)
 			row := make([]float32, entities)
 			for j := range jobs {
 				if ctx.Err() != nil {
 					continue
 				}
-				if err := rankOne(m, j.t, j.i, scores, row); err != nil {
+				if err := rankBlock(m, j.t, j.i0, j.i1, scores, row); err != nil {
 					fail(err)
 					continue
 				}
-				if n := done.Add(1); o.Progress != nil && (n%256 == 0 || int(n) == total) {
+				if n := done.Add(int64(j.i1 - j.i0)); o.Progress != nil && (n%256 < int64(j.i1-j.i0) || int(n) == total) {
 					mu.Lock()
 					o.Progress(int(n), total)
 					mu.Unlock()
@@ -75,9 +82,9 @@ func RunModel(ctx context.Context, m qe.Model, entities int, split *dataset.Spli
 	}
 feed:
 	for _, t := range tasks {
-		for i := range t.idx {
+		for i := 0; i < len(t.idx); i += block {
 			select {
-			case jobs <- job{t, i}:
+			case jobs <- job{t, i, min(i+block, len(t.idx))}:
 			case <-ctx.Done():
 				break feed
 			}
@@ -101,21 +108,51 @@ feed:
 	return report(tasks, o, start), nil
 }
 
-// rankOne scores and ranks query i of t.
-func rankOne(m qe.Model, t *task, i int, scores []float64, row []float32) error {
-	q := t.group.Query(t.idx[i])
-	if t.entropy != nil {
-		if u, ok := m.Uncertainty(q); ok {
-			t.entropy[i] = u
+// scoreBlock is the queries a batch-scoring model scores at once.
+const scoreBlock = 32
+
+// rankBlock scores and ranks queries [i0, i1) of t: together when m is a
+// qe.BatchScorer, else one by one.
+func rankBlock(m qe.Model, t *task, i0, i1 int, scores []float64, row []float32) error {
+	var idx []int // the block's queries with hard answers to rank
+	var qs []query.Node
+	for i := i0; i < i1; i++ {
+		q := t.group.Query(t.idx[i])
+		if t.entropy != nil {
+			if u, ok := m.Uncertainty(q); ok {
+				t.entropy[i] = u
+			}
+		}
+		if len(t.group.Answers(t.idx[i])) > 0 {
+			idx, qs = append(idx, i), append(qs, q)
 		}
 	}
-	hard := t.group.Answers(t.idx[i])
-	if len(hard) == 0 {
+	if len(qs) == 0 {
 		return nil
 	}
-	if err := m.Scores(q, scores); err != nil {
-		return fmt.Errorf("structure %s query %d: %v", t.name, t.idx[i], err)
+	n := len(row) // entities
+	if bs, ok := m.(qe.BatchScorer); ok && len(qs) > 1 {
+		if err := bs.ScoresBatch(qs, scores[:len(qs)*n]); err != nil {
+			return fmt.Errorf("structure %s queries %d…: %v", t.name, t.idx[idx[0]], err)
+		}
+	} else {
+		for k, q := range qs {
+			if err := m.Scores(q, scores[k*n:(k+1)*n]); err != nil {
+				return fmt.Errorf("structure %s query %d: %v", t.name, t.idx[idx[k]], err)
+			}
+		}
 	}
+	for k, i := range idx {
+		if err := rankOne(t, i, scores[k*n:(k+1)*n], row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rankOne ranks query i of t from its scores.
+func rankOne(t *task, i int, scores []float64, row []float32) error {
+	hard := t.group.Answers(t.idx[i])
 	for k, v := range scores {
 		row[k] = float32(v)
 	}

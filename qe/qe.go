@@ -52,6 +52,15 @@ type Model interface {
 	ParamsChanged()
 }
 
+// BatchScorer is a Model that scores queries of one structure together
+// (their embeddings' products batched): what an evaluator uses when the
+// model offers it.
+type BatchScorer interface {
+	// ScoresBatch writes the logits of every entity for each of qs (of
+	// one structure) into dst, len(qs) rows of one per entity.
+	ScoresBatch(qs []query.Node, dst []float64) error
+}
+
 // Stateful is a model with random state of its own (ConE's dropout) that
 // a checkpoint must keep for a resumed run to continue exactly.
 type Stateful interface {

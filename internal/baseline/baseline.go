@@ -232,6 +232,67 @@ func (m Model) Scores(q query.Node, dst []float64) error {
 	return nil
 }
 
+var _ qe.BatchScorer = Model{}
+
+// ScoresBatch is Scores of each of qs, which share one structure, with
+// their embeddings recorded together: the linear layers are one product
+// for all of them (float32 products when the model trains with them,
+// Model.Float32; else float64, the same values as Scores).
+func (m Model) ScoresBatch(qs []query.Node, dst []float64) error {
+	n := m.Net.Entities()
+	if len(dst) != len(qs)*n {
+		return fmt.Errorf("%s: %d scores asked for %d queries × %d entities", m.Kind(), len(dst), len(qs), n)
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	sig := signature(qs[0])
+	for _, q := range qs[1:] {
+		if signature(q) != sig {
+			return fmt.Errorf("%s: a batch of queries of structures %s and %s", m.Kind(), query.Shape(qs[0]), query.Shape(q))
+		}
+	}
+	t := ad.NewTape(true)
+	if m.Float32 {
+		t.SetFloat32(ad.NewWeights32())
+	}
+	t.SetRows(len(qs))
+	bs, err := m.embed(t, qs)
+	if err != nil {
+		return err
+	}
+	sc, ok := m.Net.(Scorer)
+	tmp := make([]float64, n)
+	for i := range qs {
+		row := dst[i*n : (i+1)*n]
+		for bi, b := range bs {
+			// The query's own rows, on a tape of one row.
+			one := ad.NewTape(true)
+			e := make(Emb, len(b))
+			for k, v := range b {
+				val := t.Val(v)
+				w := len(val) / len(qs)
+				e[k] = one.Const(val[i*w : (i+1)*w])
+			}
+			out := row
+			if bi > 0 {
+				out = tmp
+			}
+			if ok {
+				sc.ScoreAll(one, e, out)
+			} else {
+				m.tapeScores(one, []Emb{e}, out)
+			}
+			if bi > 0 {
+				for j, v := range tmp {
+					row[j] = math.Max(row[j], v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // tapeScores computes the logits through the recorded operations, the
 // specification ScoreAll is tested against.
 func (m Model) tapeScores(t *ad.Tape, bs []Emb, dst []float64) {

@@ -325,4 +325,43 @@ func Batched[M interface {
 	fast := build()
 	fast.UseFloat32()
 	Products32(t, build(), fast, structures, entities, relations)
+	BatchScores(t, build(), 0, structures, entities, relations)
+	BatchScores(t, fast, 1e-4, structures, entities, relations)
+}
+
+// BatchScores checks ScoresBatch against Scores, query by query, on four
+// random queries of each structure (and the DNF unions): to the bit
+// (tol 0) or within tol of the logits' scale.
+func BatchScores(t *testing.T, m qe.Model, tol float64, structures []string, entities, relations int) {
+	t.Helper()
+	bs, ok := m.(qe.BatchScorer)
+	if !ok {
+		t.Fatalf("%s does not score batches", m.Kind())
+	}
+	rng := rand.New(rand.NewPCG(14, 15))
+	for _, s := range append(append([]string(nil), structures...), "2u-DNF", "up-DNF") {
+		qs := make([]query.Node, 4)
+		for i := range qs {
+			qs[i] = Random(s, entities, relations, rng)
+		}
+		got := make([]float64, len(qs)*entities)
+		if err := bs.ScoresBatch(qs, got); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, entities)
+		for i, q := range qs {
+			if err := m.Scores(q, want); err != nil {
+				t.Fatal(err)
+			}
+			for e, w := range want {
+				if g := got[i*entities+e]; math.Abs(g-w) > tol*math.Max(1, math.Abs(w)) || (tol == 0 && g != w) {
+					t.Errorf("%s query %d entity %d: %.17g in a batch, %.17g alone", s, i, e, g, w)
+					break
+				}
+			}
+		}
+	}
+	if err := bs.ScoresBatch([]query.Node{Random("1p", entities, relations, rng), Random("2p", entities, relations, rng)}, make([]float64, 2*entities)); err == nil {
+		t.Error("a batch of two structures was accepted")
+	}
 }
