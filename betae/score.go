@@ -195,10 +195,13 @@ func (n *Net) klDist(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 // ScoreAll writes γ − ‖KL(Beta(e) ‖ Beta(q))‖₁ for every entity e.
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	f := n.features(false, false)
-	aq, bq, d := t.Val(q[0]), t.Val(q[1]), n.cfg.Dim
+	N, aq, bq, d := n.cfg.Entities, t.Val(q[0]), t.Val(q[1]), n.cfg.Dim
 	qt := terms(t, q)
-	m := len(dst) * d
-	kernel.BetaRows(dst, f.psiA[:m], f.psiB[:m], f.psiS[:m], f.e[:m], qt.lg, aq, bq, n.cfg.Gamma)
+	baseline.Blocks(N, len(dst)/N, func(r, e0, e1 int) {
+		x, y := e0*d, e1*d
+		kernel.BetaRows(dst[r*N+e0:r*N+e1], f.psiA[x:y], f.psiB[x:y], f.psiS[x:y], f.e[x:y],
+			qt.lg[r*d:(r+1)*d], aq[r*d:(r+1)*d], bq[r*d:(r+1)*d], n.cfg.Gamma)
+	})
 }
 
 // ParamsChanged drops the entity features.

@@ -143,8 +143,12 @@ func outside(toAxis, base float64) float64 {
 func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	h := n.halves(false)
 	qs := querySide(t, q)
-	m := len(dst) * n.cfg.Dim
-	kernel.ConeRows(dst, h.sin[:m], h.cos[:m], qs.sa, qs.ca, qs.s1, qs.c1, qs.s2, qs.c2, qs.base, n.cfg.CenterReg, n.modulus.Data[0], n.cfg.Gamma)
+	N, d := n.cfg.Entities, n.cfg.Dim
+	baseline.Blocks(N, len(dst)/N, func(r, e0, e1 int) {
+		x, y, a, b := e0*d, e1*d, r*d, (r+1)*d
+		kernel.ConeRows(dst[r*N+e0:r*N+e1], h.sin[x:y], h.cos[x:y], qs.sa[a:b], qs.ca[a:b], qs.s1[a:b], qs.c1[a:b],
+			qs.s2[a:b], qs.c2[a:b], qs.base[a:b], n.cfg.CenterReg, n.modulus.Data[0], n.cfg.Gamma)
+	})
 }
 
 // ParamsChanged drops the entity halves.

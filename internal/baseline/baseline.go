@@ -46,6 +46,8 @@ type Net interface {
 // Scorer is a Net that scores every entity directly, without a tape (and
 // may cache what it derives from the entity table until ParamsChanged).
 type Scorer interface {
+	// ScoreAll writes, for each of the embedding's rows r, the logits of
+	// every entity to dst[r·N:(r+1)·N] (len(dst)/N rows).
 	ScoreAll(t *ad.Tape, q Emb, dst []float64)
 	ParamsChanged()
 }
@@ -262,31 +264,21 @@ func (m Model) ScoresBatch(qs []query.Node, dst []float64) error {
 		return err
 	}
 	sc, ok := m.Net.(Scorer)
-	tmp := make([]float64, n)
-	for i := range qs {
-		row := dst[i*n : (i+1)*n]
-		for bi, b := range bs {
-			// The query's own rows, on a tape of one row.
-			one := ad.NewTape(true)
-			e := make(Emb, len(b))
-			for k, v := range b {
-				val := t.Val(v)
-				w := len(val) / len(qs)
-				e[k] = one.Const(val[i*w : (i+1)*w])
+	if !ok {
+		for i, q := range qs {
+			if err := m.Scores(q, dst[i*n:(i+1)*n]); err != nil {
+				return err
 			}
-			out := row
-			if bi > 0 {
-				out = tmp
-			}
-			if ok {
-				sc.ScoreAll(one, e, out)
-			} else {
-				m.tapeScores(one, []Emb{e}, out)
-			}
-			if bi > 0 {
-				for j, v := range tmp {
-					row[j] = math.Max(row[j], v)
-				}
+		}
+		return nil
+	}
+	sc.ScoreAll(t, bs[0], dst)
+	if len(bs) > 1 {
+		tmp := make([]float64, len(dst))
+		for _, b := range bs[1:] {
+			sc.ScoreAll(t, b, tmp)
+			for j, v := range tmp {
+				dst[j] = math.Max(dst[j], v)
 			}
 		}
 	}

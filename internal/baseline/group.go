@@ -104,6 +104,19 @@ func signature(q query.Node) string {
 	return b.String()
 }
 
+// Blocks runs f over the blocks [e0, e1) of a table's entity rows and,
+// within each, every query row r: a block's terms stay in cache while all
+// the rows use them (scoring a block of queries reads the table once).
+func Blocks(entities, rows int, f func(r, e0, e1 int)) {
+	const block = 16
+	for e0 := 0; e0 < entities; e0 += block {
+		e1 := min(e0+block, entities)
+		for r := range rows {
+			f(r, e0, e1)
+		}
+	}
+}
+
 // Range runs f over [0, n) split into GOMAXPROCS parts, one goroutine
 // each (the entity-side tables the distances cache per step).
 func Range(n int, f func(lo, hi int)) {
