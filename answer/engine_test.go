@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/gammae/gammae/exact"
+	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/gqe"
 	"github.com/gammae/gammae/qlang"
-	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
 )
