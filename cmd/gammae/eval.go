@@ -25,6 +25,7 @@ type evalOptions struct {
 	union, structures          string
 	precision                  string
 	jsonPath, csvPath          string
+	cpuProfile                 string
 	last, quiet                bool
 	o                          evaluate.Options
 }
@@ -68,6 +69,7 @@ func init() {
 			fs.StringVar(&v.csvPath, "csv", "", "also write the table as CSV to `FILE` (uncertainty to FILE-uncertainty.csv)")
 			fs.BoolVar(&v.o.Uncertainty, "uncertainty", false, "correlate query entropy with number of answers per structure (Spearman, Pearson)")
 			fs.StringVar(&v.precision, "precision", "fp32", precisionUsage)
+			fs.StringVar(&v.cpuProfile, "cpuprofile", "", "write a CPU profile of the evaluation to `FILE`, for go tool pprof")
 			fs.BoolVar(&v.last, "last", false, "for a run directory, its latest checkpoint instead of its best validation one (the default, as for query and serve)")
 			fs.Bool("best", true, "accepted for older scripts: the best validation checkpoint is the default")
 			fs.IntVar(&v.o.Block, "block", 512, "queries per scoring block")
@@ -90,6 +92,13 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	v.o.Union = gamma.Union(v.union)
 	if v.structures != "" {
 		v.o.Structures = sample.SplitList(v.structures)
+	}
+	if v.cpuProfile != "" {
+		stop, err := startCPUProfile(v.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	lm, err := openModel(v.model, !v.last, e.stderr)
 	if err != nil {
