@@ -78,14 +78,15 @@ func betaRowsAVX512(dst, psiA, psiB, psiS, ent, lg, a, b []float64, gamma float6
 	n8 := d &^ 7
 	for e := range dst {
 		off := e * d
-		acc, m := bc8(0), absMask()
+		acc, m, zero := bc8(0), absMask(), bc8(0)
 		for i := 0; i < n8; i += 8 {
+			// Fused: −a·ψA + x, −b·ψB + x, (a+b)·ψS + x.
 			k := off + i
 			av, bv := archsimd.LoadFloat64x8Slice(a[i:]), archsimd.LoadFloat64x8Slice(b[i:])
 			x := archsimd.LoadFloat64x8Slice(lg[i:]).Add(archsimd.LoadFloat64x8Slice(ent[k:]))
-			x = x.Sub(av.Mul(archsimd.LoadFloat64x8Slice(psiA[k:])))
-			x = x.Sub(bv.Mul(archsimd.LoadFloat64x8Slice(psiB[k:])))
-			x = x.Add(av.Add(bv).Mul(archsimd.LoadFloat64x8Slice(psiS[k:])))
+			x = zero.Sub(av).MulAdd(archsimd.LoadFloat64x8Slice(psiA[k:]), x)
+			x = zero.Sub(bv).MulAdd(archsimd.LoadFloat64x8Slice(psiB[k:]), x)
+			x = av.Add(bv).MulAdd(archsimd.LoadFloat64x8Slice(psiS[k:]), x)
 			acc = acc.Add(abs8(x, m))
 		}
 		s := lanesum8(acc)
