@@ -53,6 +53,11 @@ type Config struct {
 	// "estimate from the measured speed".
 	Steps   int     `json:"steps"`
 	Minutes float64 `json:"minutes,omitempty"`
+	// CPUMinutes is a budget of the process's CPU time (all threads)
+	// instead of the wall clock's: runs that share a machine, or hosts of
+	// different speeds, get equal work. At most one of Minutes and
+	// CPUMinutes is set.
+	CPUMinutes float64 `json:"cpu_minutes,omitempty"`
 	// LRDrops are the points of the schedule, as fractions of Steps, where
 	// the lr is divided by 5 and Adam is reset. Empty means the reference's
 	// rule: the first drop at half the steps, each next one 1.5× later.
@@ -175,8 +180,14 @@ func (c *Config) Validate() error {
 	if !(c.Average >= 0 && c.Average < 1) {
 		errs = append(errs, fmt.Errorf("average must be a fraction in [0, 1), got %g", c.Average))
 	}
-	if c.Steps <= 0 && c.Minutes <= 0 {
-		errs = append(errs, errors.New("steps or minutes must be positive"))
+	if c.Steps <= 0 && c.Minutes <= 0 && c.CPUMinutes <= 0 {
+		errs = append(errs, errors.New("steps, minutes or cpu-minutes must be positive"))
+	}
+	if c.Minutes > 0 && c.CPUMinutes > 0 {
+		errs = append(errs, fmt.Errorf("minutes (%g) and cpu-minutes (%g) are two budgets: set one", c.Minutes, c.CPUMinutes))
+	}
+	if c.CPUMinutes < 0 || math.IsNaN(c.CPUMinutes) || math.IsInf(c.CPUMinutes, 0) {
+		errs = append(errs, fmt.Errorf("cpu-minutes must be a finite number ≥ 0, got %g", c.CPUMinutes))
 	}
 	if c.Steps < 0 {
 		errs = append(errs, fmt.Errorf("steps must not be negative, got %d", c.Steps))

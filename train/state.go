@@ -27,8 +27,11 @@ type State struct {
 	BestMRR   float64     `json:"best_mrr"`
 	BestIter  int         `json:"best_iteration"`
 	Seconds   float64     `json:"seconds"` // training time so far
-	LastGood  int         `json:"last_good"`
-	Skipped   int         `json:"skipped"` // updates skipped for non-finite gradients
+	// CPUSeconds is the process's CPU time (all threads) in iterations so
+	// far.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	LastGood   int     `json:"last_good"`
+	Skipped    int     `json:"skipped"` // updates skipped for non-finite gradients
 	// Reached marks the parameters a backward pass has reached: Adam
 	// updates them every step from then on (torch's grad not None).
 	Reached []bool `json:"reached"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/gammae/gammae/internal/cputime"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -227,6 +228,8 @@ func TestConfigValidate(t *testing.T) {
 		"union-train": func(c *Config) { c.UnionTrain = "test" },
 		"dropout":     func(c *Config) { c.UnionDropout = 1 },
 		"steps":       func(c *Config) { c.Steps, c.Minutes = 0, 0 },
+		"budgets":     func(c *Config) { c.Minutes, c.CPUMinutes = 1, 1 },
+		"cpu-minutes": func(c *Config) { c.CPUMinutes = math.NaN() },
 		"loss":        func(c *Config) { c.Loss = "hinge" },
 		"temperature": func(c *Config) { c.LossTemperature = -1 },
 		"average":     func(c *Config) { c.Average = -0.1 },
@@ -252,37 +255,75 @@ func TestConfigValidate(t *testing.T) {
 }
 
 // A resumed run with a time budget has what is left of it: a run that has
-// already trained for longer than --minutes stops at once.
+// already trained for longer than --minutes (or --cpu-minutes) stops at
+// once.
 func TestResumeKeepsTimeBudget(t *testing.T) {
 	d := tinyDataset(t)
+	for _, tc := range []struct {
+		name, field string
+		set         func(*Config)
+	}{
+		{"wall", "seconds", func(c *Config) { c.Minutes = 1 }},
+		{"cpu", "cpu_seconds", func(c *Config) { c.CPUMinutes = 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tinyConfig()
+			tc.set(&cfg)
+			dir := t.TempDir()
+			if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: 2}); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, checkpoint.StateFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st map[string]any
+			if err := json.Unmarshal(b, &st); err != nil {
+				t.Fatal(err)
+			}
+			st[tc.field] = 61.0 // more than the minute
+			if b, err = json.Marshal(st); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Ran != 0 || sum.Iterations != 2 {
+				t.Errorf("resumed past its budget: ran %d, now at iteration %d; want 0 and 2", sum.Ran, sum.Iterations)
+			}
+		})
+	}
+}
+
+// TestCPUBudget: a run fitted to a CPU-time budget lays its schedule out
+// on CPU-seconds per iteration, ends when the process has used the
+// budget, and records the CPU time it trained.
+func TestCPUBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains for a CPU-second")
+	}
+	d := tinyDataset(t)
 	cfg := tinyConfig()
-	cfg.Minutes = 1
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: 2}); err != nil {
-		t.Fatal(err)
+	cfg.Steps, cfg.CPUMinutes, cfg.CheckpointEvery = 0, 1.0/60, 1000
+	cpu0 := cputime.Process()
+	if cpu0 == 0 {
+		t.Skip("CPU time not reported here")
 	}
-	path := filepath.Join(dir, checkpoint.StateFile)
-	b, err := os.ReadFile(path)
+	sum, err := Run(context.Background(), cfg, d, Options{Dir: t.TempDir(), refitMin: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st map[string]any
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
+	// The schedule, refitted every iteration, ends close to the budget.
+	if used := cputime.Process() - cpu0; used < 700*time.Millisecond {
+		t.Errorf("run used %v of CPU, want at least its 1 s budget", used)
 	}
-	st["seconds"] = 61.0 // more than the minute
-	if b, err = json.Marshal(st); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Ran != 0 || sum.Iterations != 2 {
-		t.Errorf("resumed past its budget: ran %d, now at iteration %d; want 0 and 2", sum.Ran, sum.Iterations)
+	if sum.Iterations == 0 || sum.CPUSeconds <= 0 || sum.CPUSeconds > 5 {
+		t.Errorf("%d iterations in %.3g CPU-s; want some, within about the budget", sum.Iterations, sum.CPUSeconds)
 	}
 }
 

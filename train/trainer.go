@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gammae/gammae/internal/cputime"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -56,6 +57,8 @@ type Summary struct {
 	Ran          int     // completed by this invocation
 	Seconds      float64 // wall time of this invocation's iterations
 	SecondsPerIt float64
+	TotalSeconds float64 // wall time of the run's iterations, in total
+	CPUSeconds   float64 // CPU time of the run's iterations, in total
 	LastLoss     float64
 	BestMRR      float64
 	BestIter     int
@@ -421,13 +424,8 @@ func (t *trainer) iteration() (float64, error) {
 
 func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	sum := &Summary{BestMRR: t.st.BestMRR, BestIter: t.st.BestIter}
-	var deadline time.Time
 	start := time.Now()
-	if t.cfg.Minutes > 0 {
-		// The budget is the whole run's: a resumed run has what is left.
-		left := time.Duration(t.cfg.Minutes*float64(time.Minute)) - time.Duration(t.st.Seconds*float64(time.Second))
-		deadline = start.Add(max(left, 0))
-	}
+	bud := t.newBudget()
 	estimate := t.st.Steps <= 0 // lay out the schedule once the speed is known
 	// A schedule fitted to the budget from the first iterations is fitted
 	// again every 5% of the budget (at least 30 s, for a steady rate) on the
@@ -436,7 +434,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	// inside the budget.
 	refine := estimate
 	refitMin := cmp.Or(t.opts.refitMin, 30*time.Second)
-	var refitAt time.Time
+	var refitAt time.Duration
 	refitRan := 0
 	var rep *progress.Reporter
 	newReporter := func() {
@@ -463,8 +461,8 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		if t.opts.MaxIterations > 0 && ran >= t.opts.MaxIterations {
 			break
 		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			t.logf("train: time budget of %g minutes reached", t.cfg.Minutes)
+		if bud.over() {
+			t.logf("train: budget of %s reached", bud)
 			break
 		}
 		if ctx.Err() != nil {
@@ -484,7 +482,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, t.st.Drops)
 			t.logf("train: iteration %d: learning rate dropped to %g, optimiser reset", t.st.Iteration, t.st.LR)
 		}
-		itStart := time.Now()
+		itStart, itCPU := time.Now(), cputime.Process()
 		loss, err := t.iteration()
 		if err != nil {
 			if errors.Is(err, ErrNonFinite) {
@@ -495,6 +493,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		t.st.Iteration++
 		ran++
 		t.st.Seconds += time.Since(itStart).Seconds()
+		t.st.CPUSeconds += (cputime.Process() - itCPU).Seconds()
 		if !estimate {
 			t.average()
 		}
@@ -503,20 +502,20 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.opts.OnIteration(t.st.Iteration, loss)
 		}
 		if estimate && (ran == 3 || time.Since(start) > 30*time.Second) {
-			per := time.Since(start).Seconds() / float64(ran)
-			t.st.Steps = t.st.Iteration + int(time.Until(deadline).Seconds()/per)
+			per := bud.used().Seconds() / float64(ran)
+			t.st.Steps = t.st.Iteration + int(bud.left().Seconds()/per)
 			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, 0)
 			estimate = false
-			refitAt, refitRan = time.Now(), ran
-			t.logf("train: %.3g s per iteration: laying the schedule out for %d iterations in %g minutes", per, t.st.Steps, t.cfg.Minutes)
+			refitAt, refitRan = bud.used(), ran
+			t.logf("train: %.3g %s per iteration: laying the schedule out for %d iterations in %s", per, bud.unit(), t.st.Steps, bud)
 			newReporter()
-		} else if refine && !estimate && time.Since(refitAt) > max(deadline.Sub(start)/20, refitMin) && ran > refitRan {
-			per := time.Since(refitAt).Seconds() / float64(ran-refitRan)
-			refitAt, refitRan = time.Now(), ran
+		} else if refine && !estimate && bud.used()-refitAt > max(bud.limit/20, refitMin) && ran > refitRan {
+			per := (bud.used() - refitAt).Seconds() / float64(ran-refitRan)
+			refitAt, refitRan = bud.used(), ran
 			// Changes over 1% are applied, over 5% also logged.
-			if steps := t.st.Iteration + int(time.Until(deadline).Seconds()/per); 100*abs(steps-t.st.Steps) > t.st.Steps {
+			if steps := t.st.Iteration + int(bud.left().Seconds()/per); 100*abs(steps-t.st.Steps) > t.st.Steps {
 				if 20*abs(steps-t.st.Steps) > t.st.Steps {
-					t.logf("train: %.3g s per iteration lately: schedule refitted to %d iterations", per, steps)
+					t.logf("train: %.3g %s per iteration lately: schedule refitted to %d iterations", per, bud.unit(), steps)
 				}
 				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
 				if rep != nil {
@@ -524,7 +523,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 				}
 			}
 		}
-		t.writeLog(map[string]any{"step": t.st.Iteration, "loss": loss, "lr": t.st.LR, "time": t.st.Seconds})
+		t.writeLog(map[string]any{"step": t.st.Iteration, "loss": loss, "lr": t.st.LR, "time": t.st.Seconds, "cpu": t.st.CPUSeconds})
 		if rep != nil {
 			rep.Set(int64(t.st.Iteration), progress.F("loss", loss), progress.F("lr", t.st.LR))
 		}
@@ -540,6 +539,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		}
 	}
 	sum.Iterations, sum.Ran = t.st.Iteration, ran
+	sum.TotalSeconds, sum.CPUSeconds = t.st.Seconds, t.st.CPUSeconds
 	sum.Seconds = time.Since(start).Seconds()
 	if ran > 0 {
 		sum.SecondsPerIt = sum.Seconds / float64(ran)

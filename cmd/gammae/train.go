@@ -85,6 +85,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.Float64Var(&c.Average, "average", 0, "average the parameters of the schedule's last `FRACTION` into RUN/average.safetensors (evaluate it with --model RUN/average.safetensors); GammaE only")
 			fs.IntVar(&c.Steps, "steps", 0, "iterations the schedule is laid out for (each is 3 optimiser steps)")
 			fs.Float64Var(&c.Minutes, "minutes", 0, "time budget; with no --steps the schedule is fitted to it")
+			fs.Float64Var(&c.CPUMinutes, "cpu-minutes", 0, "time budget in CPU-minutes of the process (all threads), instead of --minutes: runs sharing a machine, or on hosts of different speeds, get equal work")
 			fs.StringVar(&o.lrDrops, "lr-drops", "", "`FRACTIONS` of the schedule where the lr is divided by 5 and Adam reset, e.g. 0.15,0.85 (default: the reference's 0.5, then each 1.5× later)")
 			fs.StringVar(&c.UnionTrain, "union-train", "", "where union training queries come from: train (sampled from the train graph), valid (the reference code's behaviour), none")
 			fs.BoolVar(&c.RefNegatives, "ref-negatives", false, "reproduce the reference's negative sampling, which can draw answers")
@@ -174,7 +175,7 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	if sum.Interrupted {
 		state = "interrupted (resume with --resume)"
 	}
-	fmt.Fprintf(e.stdout, "%s: %d iterations (%d now, %.3f s each), last loss %.4f", state, sum.Iterations, sum.Ran, sum.SecondsPerIt, sum.LastLoss)
+	fmt.Fprintf(e.stdout, "%s: %d iterations (%d now, %.3f s each; %.0f s, %.0f CPU-s in all), last loss %.4f", state, sum.Iterations, sum.Ran, sum.SecondsPerIt, sum.TotalSeconds, sum.CPUSeconds, sum.LastLoss)
 	if sum.BestIter > 0 {
 		fmt.Fprintf(e.stdout, ", best validation MRR %.4f at iteration %d", sum.BestMRR, sum.BestIter)
 	}
@@ -215,7 +216,8 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"union-dropout": func() { cfg.UnionDropout = f.UnionDropout }, "lr": func() { cfg.LR = f.LR }, "batch": func() { cfg.Batch = f.Batch },
 		"negatives": func() { cfg.Negatives = f.Negatives }, "loss": func() { cfg.Loss = f.Loss },
 		"loss-temperature": func() { cfg.LossTemperature = f.LossTemperature }, "average": func() { cfg.Average = f.Average },
-		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes = f.Minutes },
+		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes, cfg.CPUMinutes = f.Minutes, 0 },
+		"cpu-minutes": func() { cfg.Minutes, cfg.CPUMinutes = 0, f.CPUMinutes },
 		"union-train": func() { cfg.UnionTrain = f.UnionTrain }, "ref-negatives": func() { cfg.RefNegatives = f.RefNegatives },
 		"seed": func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },
@@ -237,7 +239,10 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 			fn()
 		}
 	}
-	if set["minutes"] && !set["steps"] && !o.resume {
+	if set["minutes"] && set["cpu-minutes"] {
+		return cfg, fmt.Errorf("--minutes and --cpu-minutes are two budgets: give one")
+	}
+	if (set["minutes"] || set["cpu-minutes"]) && !set["steps"] && !o.resume {
 		cfg.Steps = 0 // fit the schedule to the budget
 	}
 	return cfg, cfg.Validate()
@@ -278,7 +283,7 @@ type benchReport struct {
 func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n int, jsonPath string) error {
 	// A schedule far longer than the run: an lr drop would reset Adam and
 	// time the reallocation of its moments.
-	cfg.ValidEvery, cfg.Minutes, cfg.Steps, cfg.LRDrops = 0, 0, 1<<30, nil
+	cfg.ValidEvery, cfg.Minutes, cfg.CPUMinutes, cfg.Steps, cfg.LRDrops = 0, 0, 0, 1<<30, nil
 	// One run: the first iteration allocates and first-touches every buffer
 	// and the optimiser state, so the clock starts when it ends.
 	var (

@@ -50,6 +50,8 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--threads", "-2"}, 1, "threads must be ≥ 0"},
 		{[]string{"train", "--data", data, "--out", runDir, "--checkpoint-every", "-1"}, 1, "checkpoint-every must be ≥ 0"},
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "-1", "--steps", "5"}, 1, "minutes must be a finite number ≥ 0"},
+		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "1", "--cpu-minutes", "1"}, 1, "two budgets"},
+		{[]string{"train", "--data", data, "--out", runDir, "--cpu-minutes", "-1", "--steps", "5"}, 1, "cpu-minutes must be a finite number ≥ 0"},
 		// A finished run is never overwritten without --force.
 		{append([]string{"train", "--data", data, "--out", runDir, "--steps", "2"}, small...), 1, "holds a run (trained for 8 iterations): continue it with --resume, or start over with --force"},
 		{[]string{"eval", "--model", runDir, "--quiet"}, 0, "MRR"},
