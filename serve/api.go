@@ -252,7 +252,8 @@ func (s *Server) k(k *int) (int, error) {
 func (s *Server) acquire(ctx context.Context) (release func(), err error) {
 	select {
 	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
+		s.trim.busy()
+		return func() { <-s.slots; s.trim.done() }, nil
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, &Error{Status: http.StatusServiceUnavailable, Message: "server busy: no engine slot became free in time", Err: ctx.Err()}

@@ -26,6 +26,9 @@ type Options struct {
 	// QueryTimeout bounds one request's time in the engine, queueing
 	// included; past it the request fails with 503 [30s].
 	QueryTimeout time.Duration
+	// TrimAfter is the idle time after which the memory a burst of
+	// requests left is returned to the OS [1s]; negative: never.
+	TrimAfter time.Duration
 
 	ReadHeaderTimeout time.Duration // [5s]
 	ReadTimeout       time.Duration // whole request incl. body [15s]
@@ -62,6 +65,9 @@ func (o Options) withDefaults() Options {
 	defDur(&o.WriteTimeout, o.QueryTimeout+15*time.Second)
 	defDur(&o.IdleTimeout, 2*time.Minute)
 	defDur(&o.ShutdownTimeout, 10*time.Second)
+	if o.TrimAfter == 0 {
+		o.TrimAfter = time.Second
+	}
 	if o.DefaultK > o.MaxK {
 		o.DefaultK = o.MaxK
 	}
@@ -74,6 +80,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	slots   chan struct{} // engine call tokens, len = MaxInFlight
+	trim    *trimmer
 	handler http.Handler
 }
 
@@ -85,6 +92,7 @@ func New(engine Engine, opts Options) *Server {
 		opts:   opts,
 		log:    opts.Logger,
 		slots:  make(chan struct{}, opts.MaxInFlight),
+		trim:   newTrimmer(opts.TrimAfter),
 	}
 	s.handler = s.routes()
 	return s
