@@ -275,6 +275,26 @@ func TestScoreAllBF16(t *testing.T) {
 		if !differ {
 			t.Errorf("%s: bf16 logits equal fp32's to the bit: bf16 not used", mode)
 		}
+		// Embedding in bf16 rounds the MLPs' operands too: the embedding
+		// moves within their rounding, and so do the logits.
+		e16, err := ws.Embed(b.Groups[0].Program, b.Groups[0].IDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		both := make([]float32, len(fp32))
+		if err := ws.ScoreAll(e16, both); err != nil {
+			t.Fatal(err)
+		}
+		moved := false
+		for j := range fp32 {
+			if d := math.Abs(float64(fp32[j] - both[j])); d > 0.06*math.Abs(cfg.Gamma-float64(fp32[j]))+0.1 {
+				t.Errorf("%s logit %d: %g in fp32, %g with a bf16 embedding", mode, j, fp32[j], both[j])
+			}
+			moved = moved || both[j] != bf16[j]
+		}
+		if !moved {
+			t.Errorf("%s: the bf16 embedding did not move a logit: bf16 products not used", mode)
+		}
 		m.SetPrecision("fp32")
 	}
 	m64, err := New[float64](tinyConfig(UnionMoment), rand.New(rand.NewPCG(1, 1)))

@@ -196,6 +196,10 @@ func (m *Model[T]) mulWT(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []
 	var p *kernel.PackedB
 	switch {
 	case rows < packMinRows:
+	case pm&prodPacked != 0 && m.bf16:
+		// Inference in bf16: the weights packed once, rounded.
+		m.gemmPackedBF16(pm, rows, x, ldx, m.packedBF16(w, off, k, n, ldw, true), y, n)
+		return
 	case pm&prodPacked == 0:
 		if p16 := m.trainPackedBF16(pm, w, off, k, n, ldw, true); p16 != nil {
 			m.gemmPackedBF16(pm, rows, x, ldx, p16, y, n)
@@ -289,6 +293,13 @@ func (m *Model[T]) trainPackedBF16(pm prod, w, off, k, n, ldw int, trans bool) *
 	if !m.bf16 || pm&prodPacked != 0 {
 		return nil
 	}
+	return m.packedBF16(w, off, k, n, ldw, trans)
+}
+
+// packedBF16 returns W[:, off:off+k]ᵀ (trans) or W[:k, off:off+n] of
+// parameter w rounded to bfloat16 and packed for the current parameter
+// version.
+func (m *Model[T]) packedBF16(w, off, k, n, ldw int, trans bool) *kernel.PackedBF16 {
 	data := any(m.params[w].Data).([]float32)
 	return trainPackOf(m, &m.tpacks16, packKey{w, off, trans}, func(old *kernel.PackedBF16) *kernel.PackedBF16 {
 		return kernel.PackBF16Into(old, trans, k, n, data[off:], ldw)
