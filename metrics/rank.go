@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/gammae/gammae/internal/kernel"
 )
 
 // FilteredRanks returns the filtered rank of each hard answer, in the order
@@ -64,20 +66,35 @@ func FilteredRanks(scores []float32, hard, easy []int32) ([]int, error) {
 	if len(numeric) > 0 {
 		floor = numeric[0]
 	}
-	next := 0 // index into answers of the next answer id
-	for e, s := range scores {
-		if next < len(answers) && int(answers[next]) == e {
-			next++
-			continue
+	if nan == 0 {
+		// Only non-answers above the lowest hard answer count: the vector
+		// kernel finds them among all entities.
+		next := 0 // index into answers of the next answer id ≥ e
+		for _, e := range kernel.Above(make([]int32, 0, 64), scores, floor) {
+			for next < len(answers) && answers[next] < e {
+				next++
+			}
+			if next < len(answers) && answers[next] == e {
+				continue
+			}
+			above[countBelow(numeric, scores[e])]++
 		}
-		if isNaN(s) {
-			continue
+	} else {
+		next := 0 // index into answers of the next answer id
+		for e, s := range scores {
+			if next < len(answers) && int(answers[next]) == e {
+				next++
+				continue
+			}
+			if isNaN(s) {
+				continue
+			}
+			if s <= floor {
+				above[nan]++ // beats only the NaN answers
+				continue
+			}
+			above[nan+countBelow(numeric, s)]++
 		}
-		if s <= floor {
-			above[nan]++ // beats only the NaN answers, if any
-			continue
-		}
-		above[nan+countBelow(numeric, s)]++
 	}
 	ranks := make([]int, len(hard))
 	beaten := 0

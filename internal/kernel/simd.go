@@ -55,6 +55,7 @@ func init() {
 			boxRows:      boxRowsAVX512,
 			betaRows:     betaRowsAVX512,
 			coneRows:     coneRowsAVX512,
+			above:        aboveAVX512,
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
