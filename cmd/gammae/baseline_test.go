@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gammae/gammae/dataset"
+	"github.com/gammae/gammae/query"
+	"github.com/gammae/gammae/registry"
+	"github.com/gammae/gammae/train"
 )
 
 // Every baseline trains, evaluates, compares and answers from the command
@@ -73,5 +79,52 @@ func TestBaselinesEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "neg", "config.json")); err == nil {
 		t.Error("a refused training run wrote its directory")
+	}
+}
+
+// A model without negation validates on the structures it answers: a
+// validation split with negation queries is no error for GQE and
+// Query2Box (it stopped their training once).
+func TestValidatorSkipsNegation(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny.gqd")
+	if code, out, errs := runCmd(t, "data", "generate", "--graph", filepath.Join("..", "..", "testdata", "tiny"), "--out", data,
+		"--train-count", "10", "--neg-train-count", "4", "--eval-count", "5", "--max-tries", "300", "--quiet"); code != 0 {
+		t.Fatalf("generate: %d\n%s%s", code, out, errs)
+	}
+	d, err := dataset.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Valid = d.Test // the test split has negation queries
+	neg := false
+	for _, g := range d.Valid.Groups {
+		neg = neg || query.HasNegation(g.Template)
+	}
+	if !neg {
+		t.Fatal("the split has no negation queries to skip")
+	}
+	for _, kind := range []string{"gqe", "q2b", "betae"} {
+		k, err := registry.Lookup(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := registry.Config(k, "fb15k-237", d.KG.Train.N, d.KG.Train.R, map[string]any{"dim": 4}, map[string]any{"hidden": 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := registry.New(kind, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		validate := modelValidator(d, train.Config{ValidQueries: 5, Seed: 1}, kind, d.KG.Train.N)
+		mrr, per, err := validate(context.Background(), m)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		_, hasNeg := per["2in"]
+		if hasNeg == !k.Negation || mrr <= 0 {
+			t.Errorf("%s: MRR %g, per structure %v (negation operator: %v)", kind, mrr, per, k.Negation)
+		}
 	}
 }

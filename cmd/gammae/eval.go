@@ -182,22 +182,32 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	return nil
 }
 
-// evaluateModel runs the evaluation for a model of any kind.
-//
-// A model without negation (GQE, Query2Box) is evaluated on the split's
-// structures without one, unless some were asked for by name.
+// evaluateModel runs the evaluation for a model of any kind, on the
+// structures it can answer unless some were asked for by name.
 func evaluateModel(ctx context.Context, lm *loadedModel, split *dataset.Split, o evaluate.Options) (*evaluate.Report, error) {
 	if lm.qm != nil {
-		if k, err := registry.Lookup(lm.kind); err == nil && !k.Negation && o.Structures == nil {
-			for _, g := range split.Groups {
-				if !query.HasNegation(g.Template) {
-					o.Structures = append(o.Structures, g.Shape)
-				}
-			}
+		if o.Structures == nil {
+			o.Structures = answerable(lm.kind, split)
 		}
 		return evaluate.RunModel(ctx, lm.qm, lm.entities, split, o)
 	}
 	return evaluate.Run(ctx, lm.model, split, o)
+}
+
+// answerable returns the structures of split a model of kind answers: nil
+// (all of them) unless the kind has no negation operator (GQE, Query2Box).
+func answerable(kind string, split *dataset.Split) []string {
+	k, err := registry.Lookup(kind)
+	if err != nil || k.Negation {
+		return nil
+	}
+	out := []string{}
+	for _, g := range split.Groups {
+		if !query.HasNegation(g.Template) {
+			out = append(out, g.Shape)
+		}
+	}
+	return out
 }
 
 // writeCSVFile writes what write produces to path atomically.

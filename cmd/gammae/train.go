@@ -152,7 +152,7 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 		}
 		run, what = b.run, b.describe(&cfg)
 		if cfg.ValidEvery > 0 {
-			opts.ValidateModel = modelValidator(d, cfg, b.entities)
+			opts.ValidateModel = modelValidator(d, cfg, kind, b.entities)
 		}
 		opts.NewModel = registry.New
 	} else if cfg.ValidEvery > 0 {
