@@ -2,6 +2,7 @@ package train
 
 import (
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -45,5 +46,28 @@ func TestValidateLRDrops(t *testing.T) {
 		if err := c.Validate(); (err == nil) != tc.ok {
 			t.Errorf("LRDrops %v: Validate() = %v, want ok=%v", tc.drops, err, tc.ok)
 		}
+	}
+}
+
+// TestPresets: every preset is valid, and
+// the fast preset is the hour preset with the softmax loss, nothing else.
+func TestPresets(t *testing.T) {
+	for name := range Presets {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+	hour, _ := Preset("fb15k-237-hour")
+	fast, _ := Preset("fast")
+	if fast.Loss != "softmax" || hour.Loss != "" {
+		t.Errorf("losses: fast %q, hour %q", fast.Loss, hour.Loss)
+	}
+	fast.Loss, fast.Preset, hour.Preset = "", "", ""
+	if !reflect.DeepEqual(fast, hour) {
+		t.Errorf("fast differs from the hour preset beyond the loss:\n%+v\n%+v", fast, hour)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,7 +40,7 @@ type baselineJob struct {
 
 // datasetPreset maps the trainer's presets to the authors' run scripts.
 var datasetPreset = map[string]string{
-	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
+	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237", "fast": "fb15k-237", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
 }
 
 // newBaselineJob builds the model of a baseline run: on --resume from the
@@ -122,7 +123,7 @@ func modelValidator(d *dataset.Dataset, cfg train.Config, kind string, entities 
 // presetTable lists the trainer's presets for --help.
 func presetTable() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %-15s %4s %5s %2s %5s %-7s %7s %5s %4s %7s %6s\n", "preset", "dim", "hid", "L", "γ", "union", "lr", "batch", "neg", "steps", "min")
+	fmt.Fprintf(&b, "  %-15s %4s %5s %2s %5s %-7s %-8s %7s %5s %4s %7s %6s\n", "preset", "dim", "hid", "L", "γ", "union", "loss", "lr", "batch", "neg", "steps", "min")
 	names := make([]string, 0, len(train.Presets))
 	for n := range train.Presets {
 		names = append(names, n)
@@ -130,7 +131,7 @@ func presetTable() string {
 	sort.Strings(names)
 	for _, n := range names {
 		c := train.Presets[n]
-		fmt.Fprintf(&b, "  %-15s %4d %5d %2d %5g %-7s %7g %5d %4d %7d %6g\n", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes)
+		fmt.Fprintf(&b, "  %-15s %4d %5d %2d %5g %-7s %-8s %7g %5d %4d %7d %6g\n", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, cmp.Or(c.Loss, "sigmoid"), c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
