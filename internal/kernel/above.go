@@ -24,3 +24,23 @@ func aboveGo(dst []int32, xs []float32, t float32) []int32 {
 	}
 	return dst
 }
+
+// CountAbove returns how many elements of xs are greater than t (NaN
+// never is).
+func CountAbove(xs []float32, t float32) int {
+	if cur.countAbove != nil {
+		defer clearUpper()
+		return cur.countAbove(xs, t)
+	}
+	return countAboveGo(xs, t)
+}
+
+func countAboveGo(xs []float32, t float32) int {
+	n := 0
+	for _, x := range xs {
+		if x > t {
+			n++
+		}
+	}
+	return n
+}

@@ -24,3 +24,18 @@ func aboveAVX512(dst []int32, xs []float32, t float32) []int32 {
 	}
 	return dst
 }
+
+func countAboveAVX512(xs []float32, t float32) int {
+	tv := archsimd.BroadcastFloat32x16(t)
+	n16 := len(xs) &^ 15
+	n := 0
+	for i := 0; i < n16; i += 16 {
+		n += bits.OnesCount16(archsimd.LoadFloat32x16Slice(xs[i:]).Greater(tv).ToBits())
+	}
+	for _, x := range xs[n16:] {
+		if x > t {
+			n++
+		}
+	}
+	return n
+}

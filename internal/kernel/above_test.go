@@ -28,6 +28,9 @@ func TestAbove(t *testing.T) {
 			}
 			for _, th := range []float32{-inf, -1, 0, 0.5, 3, inf, nan} {
 				want := aboveGo(nil, xs, th)
+				if c := CountAbove(xs, th); c != len(want) {
+					t.Fatalf("n=%d t=%g: CountAbove %d, want %d", n, th, c, len(want))
+				}
 				got := Above([]int32{-7}, xs, th)
 				if len(got) == 0 || got[0] != -7 || !slices.Equal(got[1:], want) {
 					t.Fatalf("n=%d t=%g: %d indices, want the loop's %d (dst kept: %v)", n, th, len(got)-1, len(want), len(got) > 0 && got[0] == -7)

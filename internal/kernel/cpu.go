@@ -41,11 +41,12 @@ type impl struct {
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
 	adam64       func(p, g, m, v []float64, k *adamConsts[float64]) // nil: the scalar loop
 	// The baselines' row scores (rows64.go); nil: the pure-Go loops.
-	l1Rows   func(dst, tab, q []float64, gamma float64)
-	boxRows  func(dst, tab, c, o []float64, cen, gamma float64)
-	betaRows func(dst, psiA, psiB, psiS, ent, lg, a, b []float64, gamma float64)
-	coneRows func(dst, sin, cos, sa, ca, s1, c1, s2, c2, base []float64, cen, mod, gamma float64)
-	above    func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
+	l1Rows     func(dst, tab, q []float64, gamma float64)
+	boxRows    func(dst, tab, c, o []float64, cen, gamma float64)
+	betaRows   func(dst, psiA, psiB, psiS, ent, lg, a, b []float64, gamma float64)
+	coneRows   func(dst, sin, cos, sa, ca, s1, c1, s2, c2, base []float64, cen, mod, gamma float64)
+	above      func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
+	countAbove func(xs []float32, t float32) int                  // nil: the pure-Go loop
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil
 	// where the CPU lacks AVX512-BF16.
 	bf16 func(kp int, a, b []uint32, c []float32, ldc int)

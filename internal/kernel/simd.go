@@ -56,6 +56,7 @@ func init() {
 			betaRows:     betaRowsAVX512,
 			coneRows:     coneRowsAVX512,
 			above:        aboveAVX512,
+			countAbove:   countAboveAVX512,
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
