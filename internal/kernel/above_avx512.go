@@ -3,18 +3,31 @@
 package kernel
 
 import (
+	"math"
 	"math/bits"
 	"simd/archsimd"
 )
 
+// The vector passes only compare and keep each vector's lane mask; the
+// indices are appended, and the tail compared, by scalar code after
+// clearUpper (legacy SSE between vector instructions stalls; see
+// TestNoLegacySSEInVectorCode).
+
+const aboveChunk = 256 // vectors per pass: a stack array of masks
+
 func aboveAVX512(dst []int32, xs []float32, t float32) []int32 {
-	tv := archsimd.BroadcastFloat32x16(t)
+	tb := int32(math.Float32bits(t))
 	n16 := len(xs) &^ 15
-	for i := 0; i < n16; i += 16 {
-		m := archsimd.LoadFloat32x16Slice(xs[i:]).Greater(tv).ToBits()
-		for m != 0 {
-			dst = append(dst, int32(i+bits.TrailingZeros16(m)))
-			m &= m - 1
+	var masks [aboveChunk]uint16
+	for base := 0; base < n16; base += 16 * aboveChunk {
+		end := min(n16, base+16*aboveChunk)
+		aboveMasks(&masks, xs[base:end], tb)
+		clearUpper()
+		for j, m := range masks[:(end-base)/16] {
+			for m != 0 {
+				dst = append(dst, int32(base+16*j+bits.TrailingZeros16(m)))
+				m &= m - 1
+			}
 		}
 	}
 	for i := n16; i < len(xs); i++ {
@@ -25,17 +38,35 @@ func aboveAVX512(dst []int32, xs []float32, t float32) []int32 {
 	return dst
 }
 
-func countAboveAVX512(xs []float32, t float32) int {
-	tv := archsimd.BroadcastFloat32x16(t)
-	n16 := len(xs) &^ 15
-	n := 0
-	for i := 0; i < n16; i += 16 {
-		n += bits.OnesCount16(archsimd.LoadFloat32x16Slice(xs[i:]).Greater(tv).ToBits())
+// aboveMasks sets masks[j] to the lanes of xs[16j:16j+16] above the
+// float32 with bits tb; len(xs) is a multiple of 16, at most 16·aboveChunk.
+//
+//go:noinline
+func aboveMasks(masks *[aboveChunk]uint16, xs []float32, tb int32) {
+	tv := fbits16(tb)
+	for j := range len(xs) / 16 {
+		masks[j] = archsimd.LoadFloat32x16Slice(xs[16*j:]).Greater(tv).ToBits()
 	}
+}
+
+func countAboveAVX512(xs []float32, t float32) int {
+	n16 := len(xs) &^ 15
+	n := countAboveVec(xs[:n16], int32(math.Float32bits(t)))
+	clearUpper()
 	for _, x := range xs[n16:] {
 		if x > t {
 			n++
 		}
+	}
+	return n
+}
+
+//go:noinline
+func countAboveVec(xs []float32, tb int32) int {
+	tv := fbits16(tb)
+	n := 0
+	for i := 0; i < len(xs); i += 16 {
+		n += bits.OnesCount16(archsimd.LoadFloat32x16Slice(xs[i:]).Greater(tv).ToBits())
 	}
 	return n
 }
