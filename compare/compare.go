@@ -7,6 +7,7 @@ package compare
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -32,9 +33,10 @@ type Row struct {
 	Pearson     map[string]float64 `json:"pearson,omitempty"`
 }
 
-// Comparison is the rows of one dataset's test queries.
+// Comparison is the rows of one dataset's queries of one split.
 type Comparison struct {
 	Dataset string `json:"dataset"`
+	Split   string `json:"split,omitempty"` // "test" when empty
 	Rows    []Row  `json:"rows"`
 }
 
@@ -98,7 +100,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		if !c.has(t) {
 			continue
 		}
-		fmt.Fprintf(bw, "%s, %s test queries\n\n| model |", t.title, c.Dataset)
+		fmt.Fprintf(bw, "%s, %s %s queries\n\n| model |", t.title, c.Dataset, cmp.Or(c.Split, "test"))
 		for _, h := range t.heads {
 			fmt.Fprintf(bw, " %s |", h)
 		}

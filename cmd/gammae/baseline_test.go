@@ -60,6 +60,9 @@ func TestBaselinesEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "| GQE "+runs[0]) || !strings.Contains(out, "| ConE "+runs[3]+" (cone size) |") || !strings.Contains(out, "| BetaE (paper) |") {
 		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
 	}
+	if code, out, errs := runCmd(t, "compare", "--quiet", "--split", "valid", runs[2]); code != 0 || !strings.Contains(out, "tiny.gqd valid queries") {
+		t.Errorf("compare --split valid: exit %d, want its tables titled for the valid queries\n%s%s", code, out, errs)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -91,7 +91,7 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, runs []string) e
 	if len(split.Groups) == 0 {
 		return fmt.Errorf("%s has no %s queries", dataPath, c.split)
 	}
-	cmp := &compare.Comparison{Dataset: filepath.Base(filepath.Clean(dataPath))}
+	cmp := &compare.Comparison{Dataset: filepath.Base(filepath.Clean(dataPath)), Split: c.split}
 	for i, lm := range models {
 		if err := lm.checkGraph(d.KG, dataPath); err != nil {
 			return err
