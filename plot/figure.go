@@ -67,10 +67,11 @@ func structureRank(name string) int {
 
 // Compare returns two panels over several runs: each run's training loss
 // and its validation MRR (the "valid_mrr" field), one series per run named
-// by names[i].
-func Compare(logs []*Log, names []string) Figure {
-	loss := Panel{Title: "Training loss", XLabel: "step", YLabel: "loss"}
-	valid := Panel{Title: "Validation MRR", XLabel: "step", YLabel: "MRR"}
+// by names[i], against xlabel ("step" unless the logs were taken Along
+// another field).
+func Compare(logs []*Log, names []string, xlabel string) Figure {
+	loss := Panel{Title: "Training loss", XLabel: xlabel, YLabel: "loss"}
+	valid := Panel{Title: "Validation MRR", XLabel: xlabel, YLabel: "MRR"}
 	for i, l := range logs {
 		if s := l.Get("loss"); s != nil {
 			loss.Series = append(loss.Series, Series{Name: names[i], X: s.X, Y: s.Y})

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 )
 
 // Series is one numeric field of the log against the step.
@@ -189,4 +190,45 @@ func skipArray(dec *json.Decoder) error {
 		}
 	}
 	return nil
+}
+
+// Along returns the log with every series drawn against the field axis
+// ("cpu" or "time": the training records' CPU or wall seconds) instead of
+// the step: a series' point at step s takes axis's value at s,
+// interpolated between the training records around it; points outside
+// them are dropped. Runs of different speeds compare at equal cost this
+// way.
+func (l *Log) Along(axis string) (*Log, error) {
+	ax := l.Get(axis)
+	if ax == nil || len(ax.X) == 0 {
+		return nil, fmt.Errorf("the log has no %q field to draw along", axis)
+	}
+	out := &Log{Lines: l.Lines}
+	for _, s := range l.Series {
+		if s == ax {
+			continue
+		}
+		r := &Series{Name: s.Name}
+		for i, x := range s.X {
+			if v, ok := interpolate(ax.X, ax.Y, x); ok {
+				r.X, r.Y = append(r.X, v), append(r.Y, s.Y[i])
+			}
+		}
+		out.Series = append(out.Series, r)
+	}
+	return out, nil
+}
+
+// interpolate returns y at x on the polyline through (xs, ys), xs
+// ascending.
+func interpolate(xs, ys []float64, x float64) (float64, bool) {
+	i, found := slices.BinarySearch(xs, x)
+	switch {
+	case found:
+		return ys[i], true
+	case i == 0 || i == len(xs):
+		return 0, false
+	}
+	f := (x - xs[i-1]) / (xs[i] - xs[i-1])
+	return ys[i-1] + f*(ys[i]-ys[i-1]), true
 }

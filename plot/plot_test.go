@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -362,7 +363,7 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Compare([]*Log{a, b}, []string{"gammae", "betae"})
+	f := Compare([]*Log{a, b}, []string{"gammae", "betae"}, "step")
 	if len(f.Panels) != 2 || len(f.Panels[0].Series) != 2 || len(f.Panels[1].Series) != 2 {
 		t.Fatalf("panels %+v", f.Panels)
 	}
@@ -372,5 +373,41 @@ func TestCompare(t *testing.T) {
 	var svg bytes.Buffer
 	if err := f.WriteSVG(&svg); err != nil || !strings.Contains(svg.String(), "betae") {
 		t.Errorf("SVG lacks the run names (err %v)", err)
+	}
+}
+
+// TestAlong: series move from the step to the CPU seconds of the training
+// records, interpolated between them; points outside are dropped, the
+// axis field itself is gone, and a log without it is an error.
+func TestAlong(t *testing.T) {
+	l, err := ReadLog(strings.NewReader(`{"step":1,"loss":2,"cpu":10}
+{"step":3,"loss":1,"cpu":30}
+{"step":2,"valid_mrr":0.1}
+{"step":3,"valid_mrr":0.2}
+{"step":4,"valid_mrr":0.3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := l.Along("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Get("cpu") != nil {
+		t.Error("the axis is still a series")
+	}
+	for _, tc := range []struct {
+		name string
+		x, y []float64
+	}{
+		{"loss", []float64{10, 30}, []float64{2, 1}},
+		{"valid_mrr", []float64{20, 30}, []float64{0.1, 0.2}},
+	} {
+		s := a.Get(tc.name)
+		if s == nil || !slices.Equal(s.X, tc.x) || !slices.Equal(s.Y, tc.y) {
+			t.Errorf("%s along cpu: %+v, want x %v y %v", tc.name, s, tc.x, tc.y)
+		}
+	}
+	if _, err := l.Along("time"); err == nil || !strings.Contains(err.Error(), `no "time" field`) {
+		t.Errorf("a log without time: %v", err)
 	}
 }
