@@ -177,7 +177,7 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 	if sum.Interrupted {
 		state = "interrupted (resume with --resume)"
 	}
-	fmt.Fprintf(e.stdout, "%s: %d iterations (%d now, %.3f s each; %.0f s, %.0f CPU-s in all), last loss %.4f", state, sum.Iterations, sum.Ran, sum.SecondsPerIt, sum.TotalSeconds, sum.CPUSeconds, sum.LastLoss)
+	fmt.Fprintf(e.stdout, "%s: %d iterations (%d now, %.3f s each; %.4g s, %.4g CPU-s in all), last loss %.4f", state, sum.Iterations, sum.Ran, sum.SecondsPerIt, sum.TotalSeconds, sum.CPUSeconds, sum.LastLoss)
 	if sum.BestIter > 0 {
 		fmt.Fprintf(e.stdout, ", best validation MRR %.4f at iteration %d", sum.BestMRR, sum.BestIter)
 	}
