@@ -33,6 +33,9 @@ func (n *Net) halves(grad bool) *halves {
 	}
 	baseline.Range(N*d, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
+			if k%1024 == 0 {
+				kernel.ClearUpper()
+			}
 			th := math.Tanh(n.entity.Data[k] / n.rho)
 			h.sin[k], h.cos[k] = math.Sincos(th * math.Pi / 2)
 			if grad {
@@ -97,6 +100,7 @@ func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 			if g[c] == 0 {
 				continue
 			}
+			kernel.ClearUpper()
 			gm[0] -= g[c] * dists[c]
 			gd := -g[c] * mod
 			r, ent := c/k, int(id)

@@ -306,3 +306,12 @@ func checkGemm(transA, transB bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	check("b", transB, k, n, lb, ldb)
 	check("c", false, m, n, lc, ldc)
 }
+
+// ClearUpper clears the upper halves of the vector registers (VZEROUPPER
+// where the build has the vector kernels; nothing otherwise). Go's
+// asynchronous preemption resumes a goroutine with the vector state it
+// saved, dirty halves included, so a long run of scalar float code (the
+// baselines' trigonometry and special functions in float64) calls it at
+// the top of each chunk of work: a preemption then slows at most the rest
+// of one chunk with false dependencies, not the rest of the loop.
+func ClearUpper() { clearUpper() }
