@@ -89,13 +89,7 @@ func TestBaselinesEndToEnd(t *testing.T) {
 // validation split with negation queries is no error for GQE and
 // Query2Box (it stopped their training once).
 func TestValidatorSkipsNegation(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "tiny.gqd")
-	if code, out, errs := runCmd(t, "data", "generate", "--graph", filepath.Join("..", "..", "testdata", "tiny"), "--out", data,
-		"--train-count", "10", "--neg-train-count", "4", "--eval-count", "5", "--max-tries", "300", "--quiet"); code != 0 {
-		t.Fatalf("generate: %d\n%s%s", code, out, errs)
-	}
-	d, err := dataset.Load(data)
+	d, err := dataset.Load(tinyData(t, "5", "300"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,16 +128,23 @@ func TestValidatorSkipsNegation(t *testing.T) {
 
 // The hour preset gives each baseline its probed hour configuration.
 func TestBaselineHourPreset(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "tiny.gqd")
-	if code, out, errs := runCmd(t, "data", "generate", "--graph", filepath.Join("..", "..", "testdata", "tiny"), "--out", data,
-		"--train-count", "10", "--neg-train-count", "4", "--eval-count", "2", "--max-tries", "100", "--quiet"); code != 0 {
-		t.Fatalf("generate: %d\n%s%s", code, out, errs)
-	}
+	data := tinyData(t, "2", "100")
 	for kind, want := range map[string]string{"gqe": "d=400 h=1 L=1", "q2b": "d=200 h=1 L=1", "betae": "d=200 h=800 L=2", "cone": "d=400 h=800 L=2"} {
 		code, out, errs := runCmd(t, "train", "--data", data, "--model-kind", kind, "--preset", "fb15k-237-hour", "--bench", "1", "--batch", "4", "--negatives", "2")
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, want %q in\n%s%s", kind, code, want, out, errs)
 		}
 	}
+}
+
+// tinyData samples a small dataset from testdata/tiny with evalCount
+// valid and test queries per structure, and returns its path.
+func tinyData(t *testing.T, evalCount, maxTries string) string {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "tiny.gqd")
+	if code, out, errs := runCmd(t, "data", "generate", "--graph", filepath.Join("..", "..", "testdata", "tiny"), "--out", data,
+		"--train-count", "10", "--neg-train-count", "4", "--eval-count", evalCount, "--max-tries", maxTries, "--quiet"); code != 0 {
+		t.Fatalf("generate: %d\n%s%s", code, out, errs)
+	}
+	return data
 }
