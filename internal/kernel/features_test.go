@@ -106,11 +106,13 @@ func TestGammaFeaturesLevels(t *testing.T) {
 		if cur.level == levelGo {
 			t.Skip("the pure-Go level is float64 arithmetic, checked against the specification")
 		}
-		for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 400, 1000} {
+		for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 48, 200, 400, 1000} {
 			w1, w2 := make([]float32, n), make([]float32, n)
 			want := featuresTwin(w1, w2, xa[:n], xb[:n], featLo, featHi)
-			g1, g2 := make([]float32, n), make([]float32, n)
+			// Sentinels past n: the masked tails must not write there.
+			g1, g2 := sentinels(n, 16), sentinels(n, 16)
 			got := GammaFeatures(g1, g2, xa[:n], xb[:n], featLo, featHi)
+			checkSentinels(t, n, g1, g2)
 			if u := ulps(got, want); u > 1 {
 				t.Errorf("n=%d: sum %g, twin %g (%g ulps)", n, got, want, u)
 			}
@@ -177,11 +179,12 @@ func TestGammaFeaturesGrad(t *testing.T) {
 		if cur.level == levelGo {
 			t.Skip("the pure-Go level is float64 arithmetic, checked against the specification")
 		}
-		for _, n := range []int{1, 3, 4, 5, 8, 9, 17, 400, 1000} {
-			u, v := randSlice(r, n), randSlice(r, n)
+		for _, n := range []int{1, 3, 4, 5, 8, 9, 17, 40, 200, 400, 1000} {
+			u, v := append(randSlice(r, n), sentinels(0, 16)...)[:n], append(randSlice(r, n), sentinels(0, 16)...)[:n]
 			w1, w2 := append([]float32(nil), u...), append([]float32(nil), v...)
 			featuresGradTwin(w1, w2, xa[:n], xb[:n], 0.7, featLo, featHi)
 			GammaFeaturesGrad(u, v, xa[:n], xb[:n], 0.7, featLo, featHi)
+			checkSentinels(t, n, u, v)
 			for i := range n {
 				if ulps(u[i], w1[i]) > 1 || ulps(v[i], w2[i]) > 1 {
 					t.Fatalf("n=%d element %d (xa %g, xb %g): (%g, %g), twin (%g, %g)", n, i, xa[i], xb[i], u[i], v[i], w1[i], w2[i])
@@ -235,4 +238,28 @@ func BenchmarkGammaFeaturesGrad(b *testing.B) {
 		}
 		report(b, float64(d*rows)*float64(b.N)/1e6, cpuTime()-c0, "Mvalues")
 	})
+}
+
+const sentinel = -12345
+
+// sentinels returns a slice of length n whose capacity holds extra more
+// elements set to sentinel.
+func sentinels(n, extra int) []float32 {
+	s := make([]float32, n+extra)
+	for i := n; i < len(s); i++ {
+		s[i] = sentinel
+	}
+	return s[:n]
+}
+
+// checkSentinels reports a write past n into the slices' capacity.
+func checkSentinels(t *testing.T, n int, slices ...[]float32) {
+	t.Helper()
+	for k, s := range slices {
+		for i, x := range s[n:cap(s)] {
+			if x != sentinel {
+				t.Fatalf("n=%d: slice %d written past its length at %d: %g", n, k, n+i, x)
+			}
+		}
+	}
 }
