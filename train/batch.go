@@ -65,13 +65,18 @@ type StreamState struct {
 }
 
 // NewStream returns a stream over the queries of groups (none may be
-// empty). Negatives are drawn uniformly from [0, entities) excluding the
-// query's training answers unless includeAnswers is set.
-func NewStream(groups []*dataset.Group, entities, negatives int, includeAnswers bool, seed uint64) *Stream {
+// empty), each visited weights[i] times per epoch (nil: once; see
+// weightedRows). Negatives are drawn uniformly from [0, entities)
+// excluding the query's training answers unless includeAnswers is set.
+func NewStream(groups []*dataset.Group, weights []float64, entities, negatives int, includeAnswers bool, seed uint64) *Stream {
 	s := &Stream{groups: groups, entities: entities, negatives: negatives, refNegatives: includeAnswers, seed: seed}
 	for gi, g := range groups {
-		for i := 0; i < g.Len(); i++ {
-			s.refs = append(s.refs, ref{int32(gi), int32(i)})
+		w := 1.0
+		if weights != nil {
+			w = weights[gi]
+		}
+		for _, r := range weightedRows(g.Len(), w, seed+uint64(gi)) {
+			s.refs = append(s.refs, ref{int32(gi), r})
 		}
 	}
 	s.shuffle()
@@ -96,13 +101,13 @@ func (s *Stream) SetState(st StreamState) error {
 
 // shuffle lays out the order of the current epoch.
 func (s *Stream) shuffle() {
-	i := 0
-	for gi, g := range s.groups {
-		for r := 0; r < g.Len(); r++ {
-			s.refs[i] = ref{int32(gi), int32(r)}
-			i++
+	// Back to the canonical order, then this epoch's permutation of it.
+	slices.SortFunc(s.refs, func(a, b ref) int {
+		if a.group != b.group {
+			return int(a.group - b.group)
 		}
-	}
+		return int(a.row - b.row)
+	})
 	rng := rand.New(rand.NewPCG(s.seed, s.state.Epoch))
 	rng.Shuffle(len(s.refs), func(i, j int) { s.refs[i], s.refs[j] = s.refs[j], s.refs[i] })
 }

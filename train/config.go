@@ -5,6 +5,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -65,6 +66,12 @@ type Config struct {
 
 	// Data.
 	Structures []string `json:"structures"` // training structures by name
+	// StructureWeights scale a structure's share of its batches: a query
+	// of a structure of weight w is visited w times as often per epoch
+	// (w < 1: a fixed random fraction w of its queries). Unnamed
+	// structures have weight 1, which gives the reference's mix: shares
+	// proportional to the structures' query counts.
+	StructureWeights map[string]float64 `json:"structure_weights,omitempty"`
 	// UnionTrain selects where union training queries come from: "train"
 	// (2u/up sampled from the train graph, the default) or "valid" (the
 	// reference code's use of validation 2u/up queries and hard answers).
@@ -155,6 +162,7 @@ func Preset(name string) (Config, error) {
 	}
 	c.Preset = strings.ToLower(name)
 	c.LRDrops = slices.Clone(c.LRDrops)
+	c.StructureWeights = maps.Clone(c.StructureWeights)
 	if c.Structures == nil {
 		c.Structures = append([]string(nil), DefaultStructures...)
 	}
@@ -236,6 +244,7 @@ func (c *Config) Validate() error {
 	if len(c.Structures) == 0 {
 		errs = append(errs, errors.New("no training structures"))
 	}
+	errs = append(errs, c.validateWeights()...)
 	return errors.Join(errs...)
 }
 

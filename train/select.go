@@ -14,6 +14,8 @@ var pathStructures = map[string]bool{"1p": true, "2p": true, "3p": true}
 // selection is the training data chosen for a run.
 type selection struct {
 	path, other []*dataset.Group
+	// pathW and otherW are the groups' weights (Config.StructureWeights).
+	pathW, otherW []float64
 	notes       []string // what was skipped or substituted, for the log
 }
 
@@ -56,9 +58,9 @@ func selectGroups(cfg *Config, d *dataset.Dataset) (*selection, error) {
 			}
 		}
 		if pathStructures[name] {
-			sel.path = append(sel.path, g)
+			sel.path, sel.pathW = append(sel.path, g), append(sel.pathW, cfg.weight(name))
 		} else {
-			sel.other = append(sel.other, g)
+			sel.other, sel.otherW = append(sel.other, g), append(sel.otherW, cfg.weight(name))
 		}
 	}
 	if len(sel.path)+len(sel.other) == 0 {

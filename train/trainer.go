@@ -150,10 +150,10 @@ func (t *trainer) setup() error {
 	}
 	n := mc.Entities
 	if len(sel.path) > 0 {
-		t.path = NewStream(sel.path, n, t.cfg.Negatives, t.cfg.RefNegatives, t.cfg.Seed^0x9a7)
+		t.path = NewStream(sel.path, sel.pathW, n, t.cfg.Negatives, t.cfg.RefNegatives, t.cfg.Seed^0x9a7)
 	}
 	if len(sel.other) > 0 {
-		t.other = NewStream(sel.other, n, t.cfg.Negatives, t.cfg.RefNegatives, t.cfg.Seed^0x07e)
+		t.other = NewStream(sel.other, sel.otherW, n, t.cfg.Negatives, t.cfg.RefNegatives, t.cfg.Seed^0x07e)
 	}
 	if t.cfg.RefNegatives {
 		t.logf("train: reproducing the reference code: negatives may include answers (--ref-negatives)")

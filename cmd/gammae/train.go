@@ -29,6 +29,7 @@ type trainOptions struct {
 	cpuProfile          string
 	kind                string // --model-kind
 	structures, lrDrops string
+	weights             string // --structure-weights
 	cfg                 train.Config // flag values; applied when set
 }
 
@@ -69,6 +70,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.StringVar(&o.kind, "model-kind", registry.GammaE, "model to train: "+strings.Join(registry.Names(), ", ")+" (baselines take their authors' run-script settings for the preset's dataset; --dim, --hidden, --layers, --gamma and --lr override them)")
 			fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the training (or --bench) to `FILE`, for go tool pprof")
 			fs.StringVar(&o.structures, "structures", "", "training structures, comma-separated (default: 1p,2p,3p,2i,3i,2in,3in,inp,pin,pni,2u,up)")
+			fs.StringVar(&o.weights, "structure-weights", "", "`WEIGHTS` of training structures, e.g. 2in=10,3in=10: a structure of weight w is drawn w times as often per epoch (default 1 each: shares proportional to the query counts, as the reference)")
 			fs.IntVar(&c.Dim, "dim", 0, "embedding dimension d")
 			fs.IntVar(&c.Hidden, "hidden", 0, "projection MLP width h")
 			fs.IntVar(&c.Layers, "layers", 0, "projection MLP depth L")
@@ -225,6 +227,13 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },
 		"valid-queries": func() { cfg.ValidQueries = f.ValidQueries },
 		"structures":    func() { cfg.Structures = splitComma(o.structures) },
+	}
+	if set["structure-weights"] {
+		w, err := train.ParseWeights(o.weights)
+		if err != nil {
+			return cfg, fmt.Errorf("--structure-weights: %v", err)
+		}
+		cfg.StructureWeights = w
 	}
 	if set["lr-drops"] {
 		cfg.LRDrops = nil

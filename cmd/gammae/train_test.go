@@ -52,6 +52,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "-1", "--steps", "5"}, 1, "minutes must be a finite number ≥ 0"},
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "1", "--cpu-minutes", "1"}, 1, "two budgets"},
 		{[]string{"train", "--data", data, "--out", runDir, "--cpu-minutes", "-1", "--steps", "5"}, 1, "cpu-minutes must be a finite number ≥ 0"},
+		{[]string{"train", "--data", data, "--out", runDir, "--structure-weights", "2in:3"}, 1, `--structure-weights: "2in:3": want structure=weight`},
+		{[]string{"train", "--data", data, "--out", runDir, "--structure-weights", "pi=2"}, 1, "structure weight pi: not a training structure"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "weighted"), "--steps", "2", "--structure-weights", "2in=3,2u=0.5"}, small...), 0, "finished: 2 iterations"},
 		// A finished run is never overwritten without --force.
 		{append([]string{"train", "--data", data, "--out", runDir, "--steps", "2"}, small...), 1, "holds a run (trained for 8 iterations): continue it with --resume, or start over with --force"},
 		{[]string{"eval", "--model", runDir, "--quiet"}, 0, "MRR"},

@@ -1,0 +1,134 @@
+package train
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseWeights(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want map[string]float64
+		err  string
+	}{
+		{"2in=10, 3in=2.5", map[string]float64{"2in": 10, "3in": 2.5}, ""},
+		{"", map[string]float64{}, ""},
+		{"2in", nil, "want structure=weight"},
+		{"2in=x", nil, "not a number"},
+		{"2in=1,2in=2", nil, "weighted twice"},
+	} {
+		got, err := ParseWeights(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(c.want) {
+			t.Errorf("%q: %v, %v; want %v", c.in, got, err, c.want)
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%q: %s=%g, want %g", c.in, k, got[k], v)
+			}
+		}
+	}
+}
+
+func TestWeightsValidate(t *testing.T) {
+	for _, c := range []struct {
+		w   map[string]float64
+		err string
+	}{
+		{map[string]float64{"2in": 10, "2u": 3}, ""}, // 2u names 2u-DNF
+		{map[string]float64{"2in": 0}, "finite number > 0"},
+		{map[string]float64{"pi": 2}, "not a training structure"},
+	} {
+		cfg := tinyConfig()
+		cfg.StructureWeights = c.w
+		err := cfg.Validate()
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%v: %v, want %q", c.w, err, c.err)
+		}
+	}
+}
+
+func TestWeightedRows(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		w     float64
+		count int
+	}{{10, 1, 10}, {10, 2.5, 25}, {10, 0.3, 3}, {10, 0.01, 1}} {
+		rows := weightedRows(c.n, c.w, 7)
+		if len(rows) != c.count {
+			t.Fatalf("n=%d w=%g: %d rows, want %d", c.n, c.w, len(rows), c.count)
+		}
+		seen := map[int32]int{}
+		for _, r := range rows {
+			seen[r]++
+		}
+		for r, k := range seen {
+			if r < 0 || int(r) >= c.n || k > int(c.w)+1 || c.w >= 1 && k < int(c.w) {
+				t.Fatalf("n=%d w=%g: row %d visited %d times", c.n, c.w, r, k)
+			}
+		}
+	}
+	if w1 := weightedRows(5, 1, 3); !slices.Equal(w1, []int32{0, 1, 2, 3, 4}) {
+		t.Errorf("weight 1 rows %v, want every row once in order", w1)
+	}
+}
+
+// TestStreamWeights checks that a weight scales a structure's share of the
+// batches, and that weight 1 is the unweighted stream.
+func TestStreamWeights(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	sel, err := selectGroups(&cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := sel.other
+	share := func(weights []float64) []float64 {
+		s := NewStream(groups, weights, d.KG.Entities.Len(), 2, false, 1)
+		rng := rand.New(rand.NewPCG(1, 2))
+		counts := make([]float64, len(groups))
+		total := 0.0
+		for range 200 {
+			for _, p := range s.Next(16, rng).Parts {
+				for gi, g := range groups {
+					if g == p.Group {
+						counts[gi] += float64(len(p.Rows))
+					}
+				}
+				total += float64(len(p.Rows))
+			}
+		}
+		for i := range counts {
+			counts[i] /= total
+		}
+		return counts
+	}
+	ones := make([]float64, len(groups))
+	for i := range ones {
+		ones[i] = 1
+	}
+	a, b := NewStream(groups, nil, d.KG.Entities.Len(), 2, false, 1), NewStream(groups, ones, d.KG.Entities.Len(), 2, false, 1)
+	if !slices.Equal(a.refs, b.refs) {
+		t.Fatal("weight 1 changes the stream")
+	}
+	base := share(nil)
+	heavy := slices.Clone(ones)
+	heavy[0] = 4
+	got := share(heavy)
+	// Group 0's expected share: 4n₀ / (4n₀ + rest).
+	n0, rest := float64(groups[0].Len()), 0.0
+	for _, g := range groups[1:] {
+		rest += float64(g.Len())
+	}
+	want := 4 * n0 / (4*n0 + rest)
+	if got[0] < want-0.05 || got[0] > want+0.05 || got[0] <= base[0] {
+		t.Errorf("share of %s at weight 4: %.3f (unweighted %.3f), want ≈ %.3f", groups[0].Name(), got[0], base[0], want)
+	}
+}
