@@ -16,7 +16,7 @@ type selection struct {
 	path, other []*dataset.Group
 	// pathW and otherW are the groups' weights (Config.StructureWeights).
 	pathW, otherW []float64
-	notes       []string // what was skipped or substituted, for the log
+	notes         []string // what was skipped or substituted, for the log
 }
 
 // selectGroups picks the training groups named by cfg from d.

@@ -29,7 +29,7 @@ type trainOptions struct {
 	cpuProfile          string
 	kind                string // --model-kind
 	structures, lrDrops string
-	weights             string // --structure-weights
+	weights             string       // --structure-weights
 	cfg                 train.Config // flag values; applied when set
 }
 
