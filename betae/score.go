@@ -154,11 +154,6 @@ func (n *Net) klDist(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 	f := n.features(t.Float32(), t.Training())
 	qt := terms(t, q)
 	av, bv := t.Val(q[0]), t.Val(q[1])
-	// kl is one dimension's KL of row r, candidate entity ent.
-	kl := func(r, ent, i int) float64 {
-		j, p := r*d+i, ent*d+i
-		return qt.lg[j] + f.e[p] - av[j]*f.psiA[p] - bv[j]*f.psiB[p] + (av[j]+bv[j])*f.psiS[p]
-	}
 	out := t.Alloc(len(ids))
 	for c, id := range ids {
 		r, p := c/k*d, int(id)*d
@@ -167,27 +162,21 @@ func (n *Net) klDist(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 	}
 	return t.Custom(out, func(g []float64) {
 		ga, gb, pg := t.G(q[0]), t.G(q[1]), t.ParamGrad(n.entity)
+		x := kernel.BetaGradArgs{Lo: regLo, Hi: regHi}
 		for c, id := range ids {
 			if g[c] == 0 {
 				continue
 			}
 			r, ent := c/k, int(id)
 			row, ge := n.entity.Data[ent*2*d:(ent+1)*2*d], pg[ent*2*d:(ent+1)*2*d]
-			for i := range d {
-				j, p := r*d+i, ent*d+i
-				sg := g[c] * ad.Sign(kl(r, ent, i))
-				ap, bp := f.a[p], f.b[p]
-				a, b := av[j], bv[j]
-				ds := (a + b - ap - bp) * f.triS[p]
-				if x := row[i] + 1; x >= regLo && x <= regHi {
-					ge[i] += sg * ((ap-a)*f.triA[p] + ds)
-				}
-				if x := row[d+i] + 1; x >= regLo && x <= regHi {
-					ge[d+i] += sg * ((bp-b)*f.triB[p] + ds)
-				}
-				ga[j] += sg * (qt.psiA[j] - qt.psiS[j] - f.psiA[p] + f.psiS[p])
-				gb[j] += sg * (qt.psiB[j] - qt.psiS[j] - f.psiB[p] + f.psiS[p])
-			}
+			j, p := r*d, ent*d
+			x.G = g[c]
+			x.RawA, x.RawB, x.GeA, x.GeB = row[:d], row[d:], ge[:d], ge[d:]
+			x.A, x.B, x.PsiA, x.PsiB, x.PsiS, x.E = f.a[p:p+d], f.b[p:p+d], f.psiA[p:p+d], f.psiB[p:p+d], f.psiS[p:p+d], f.e[p:p+d]
+			x.TriA, x.TriB, x.TriS = f.triA[p:p+d], f.triB[p:p+d], f.triS[p:p+d]
+			x.QA, x.QB, x.Lg, x.GA, x.GB = av[j:j+d], bv[j:j+d], qt.lg[j:j+d], ga[j:j+d], gb[j:j+d]
+			x.QPsiA, x.QPsiB, x.QPsiS = qt.psiA[j:j+d], qt.psiB[j:j+d], qt.psiS[j:j+d]
+			kernel.BetaGrad(&x)
 		}
 	})
 }

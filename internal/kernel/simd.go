@@ -55,6 +55,7 @@ func init() {
 			boxRows:      boxRowsAVX512,
 			betaRows:     betaRowsAVX512,
 			coneRows:     coneRowsAVX512,
+			betaGrad:     betaGradAVX512,
 			above:        aboveAVX512,
 			countAbove:   countAboveAVX512,
 			features:     featuresAVX512,
