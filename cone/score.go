@@ -94,53 +94,21 @@ func (n *Net) coneLogits(t *ad.Tape, q baseline.Emb, ids []int32) ad.V {
 	}
 	return t.Custom(out, func(g []float64) {
 		ga, gg, pg, gm := t.G(q[0]), t.G(q[1]), t.ParamGrad(n.entity), t.ParamGrad(n.modulus)
-		// dh is d|sin(u/2)|/du from sin(u/2) and cos(u/2).
-		dh := func(s, c float64) float64 { return 0.5 * c * ad.Sign(s) }
+		x := kernel.ConeGradArgs{Cen: cen}
 		for c, id := range ids {
 			if g[c] == 0 {
 				continue
 			}
-			kernel.ClearUpper()
 			gm[0] -= g[c] * dists[c]
-			gd := -g[c] * mod
-			r, ent := c/k, int(id)
-			for i := range d {
-				j, p := r*d+i, ent*d+i
-				se, ce := h.sin[p], h.cos[p]
-				su, cu := se*qs.ca[j]-ce*qs.sa[j], ce*qs.ca[j]+se*qs.sa[j] // (e−a)/2
-				toAxis, base := math.Abs(su), math.Abs(qs.sg[j])
-				// The outside distance's terms, weighted by whether the
-				// entity is outside (computed either way: no branch).
-				s1, c1 := se*qs.c1[j]-ce*qs.s1[j], ce*qs.c1[j]+se*qs.s1[j] // (e−a+g)/2
-				s2, c2 := se*qs.c2[j]-ce*qs.s2[j], ce*qs.c2[j]+se*qs.s2[j] // (e−a−g)/2
-				d1, d2 := math.Abs(s1), math.Abs(s2)
-				out := outside(toAxis, base)
-				w1, w2 := out*ad.Tie(d1, d2), out*ad.Tie(d2, d1)
-				h1, h2 := dh(s1, c1), dh(s2, c2)
-				de := w1*h1 + w2*h2
-				da := -w1*h1 - w2*h2
-				dg := w1*h1 - w2*h2
-				wt, wb := cen*ad.Tie(toAxis, base), cen*ad.Tie(base, toAxis)
-				ht := dh(su, cu)
-				de += wt * ht
-				da -= wt * ht
-				dg += wb * dh(qs.sg[j], qs.cg[j])
-				pg[p] += gd * de * h.dAxis[p]
-				ga[j] += gd * da
-				gg[j] += gd * dg
-			}
+			j, p := c/k*d, int(id)*d
+			x.G = -g[c] * mod
+			x.Sin, x.Cos, x.DAxis, x.GE = h.sin[p:p+d], h.cos[p:p+d], h.dAxis[p:p+d], pg[p:p+d]
+			x.SA, x.CA, x.S1, x.C1 = qs.sa[j:j+d], qs.ca[j:j+d], qs.s1[j:j+d], qs.c1[j:j+d]
+			x.S2, x.C2, x.SG, x.CG = qs.s2[j:j+d], qs.c2[j:j+d], qs.sg[j:j+d], qs.cg[j:j+d]
+			x.GA, x.GG = ga[j:j+d], gg[j:j+d]
+			kernel.ConeGrad(&x)
 		}
 	})
-}
-
-// outside is 1 when an entity at toAxis from the axis is outside an
-// aperture of half-width base (not toAxis < base), else 0, as a flag.
-func outside(toAxis, base float64) float64 {
-	in := 0
-	if toAxis < base {
-		in = 1
-	}
-	return float64(1 - in)
 }
 
 // ScoreAll writes γ − (‖d_out‖₁ + λ‖d_in‖₁)·modulus for every entity.

@@ -56,6 +56,7 @@ func init() {
 			betaRows:     betaRowsAVX512,
 			coneRows:     coneRowsAVX512,
 			betaGrad:     betaGradAVX512,
+			coneGrad:     coneGradAVX512,
 			above:        aboveAVX512,
 			countAbove:   countAboveAVX512,
 			features:     featuresAVX512,
