@@ -45,20 +45,12 @@ func TestConeGrad(t *testing.T) {
 		}
 		return s
 	}
-	same := func(a, b []float64) bool {
-		for i := range a {
-			if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
-				return false
-			}
-		}
-		return true
-	}
 	eachLevel(t, func(t *testing.T) {
 		for _, d := range []int{1, 7, 8, 9, 16, 400, 403} {
 			e, a, g := angles(d, math.Pi), angles(d, math.Pi), angles(d, math.Pi)
 			if d > 4 {
-				g[1] = 0          // a zero aperture: sign(0) and a tie of the inside min
-				e[2], a[2] = 1, 1 // the entity on the axis
+				g[1] = 0           // a zero aperture: sign(0) and a tie of the inside min
+				e[2], a[2] = 1, 1  // the entity on the axis
 				e[3] = a[3] + g[3] // on the cone's edge
 			}
 			x := coneArgs(e, a, g, r.NormFloat64(), 0.02)
@@ -71,7 +63,7 @@ func TestConeGrad(t *testing.T) {
 			coneGradGo(&want, 0)
 			ConeGrad(&got)
 			for k, p := range [][2][]float64{{want.GE, got.GE}, {want.GA, got.GA}, {want.GG, got.GG}} {
-				if !same(p[0], p[1]) {
+				if !sameSlices(p[0], p[1]) {
 					t.Fatalf("d=%d: gradient %d is %v, the specification's %v", d, k, p[1], p[0])
 				}
 			}

@@ -64,3 +64,14 @@ func sameBits[T Float](a, b T) bool {
 	}
 	return math.Float64bits(float64(a)) == math.Float64bits(float64(b)) || (a != a && b != b)
 }
+
+// sameSlices reports whether a and b hold the same bits (sameBits) at
+// every index.
+func sameSlices(a, b []float64) bool {
+	for i := range a {
+		if !sameBits(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
