@@ -32,16 +32,11 @@ func (n *Net) halves(grad bool) *halves {
 		h.dAxis = make([]float64, N*d)
 	}
 	baseline.Range(N*d, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			if k%1024 == 0 {
-				kernel.ClearUpper()
-			}
-			th := math.Tanh(n.entity.Data[k] / n.rho)
-			h.sin[k], h.cos[k] = math.Sincos(th * math.Pi / 2)
-			if grad {
-				h.dAxis[k] = math.Pi * (1 - th*th) / n.rho
-			}
+		var dAxis []float64
+		if grad {
+			dAxis = h.dAxis[lo:hi]
 		}
+		kernel.ConeHalves(h.sin[lo:hi], h.cos[lo:hi], dAxis, n.entity.Data[lo:hi], n.rho)
 	})
 	n.cache.h = h
 	return h

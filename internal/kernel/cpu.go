@@ -45,8 +45,9 @@ type impl struct {
 	boxRows    func(dst, tab, c, o []float64, cen, gamma float64)
 	betaRows   func(dst, psiA, psiB, psiS, ent, lg, a, b []float64, gamma float64)
 	coneRows   func(dst, sin, cos, sa, ca, s1, c1, s2, c2, base []float64, cen, mod, gamma float64)
-	betaGrad   func(x *BetaGradArgs) int                          // returns where the scalar tail starts
-	coneGrad   func(x *ConeGradArgs) int                          // returns where the scalar tail starts
+	betaGrad   func(x *BetaGradArgs) int // returns where the scalar tail starts
+	coneGrad   func(x *ConeGradArgs) int // returns where the scalar tail starts
+	coneHalves func(sin, cos, dAxis, x []float64, rho float64) int
 	above      func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
 	countAbove func(xs []float32, t float32) int                  // nil: the pure-Go loop
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil

@@ -57,6 +57,7 @@ func init() {
 			coneRows:     coneRowsAVX512,
 			betaGrad:     betaGradAVX512,
 			coneGrad:     coneGradAVX512,
+			coneHalves:   coneHalvesAVX512,
 			above:        aboveAVX512,
 			countAbove:   countAboveAVX512,
 			features:     featuresAVX512,
