@@ -63,6 +63,10 @@ type Config struct {
 	// the lr is divided by 5 and Adam is reset. Empty means the reference's
 	// rule: the first drop at half the steps, each next one 1.5× later.
 	LRDrops []float64 `json:"lr_drops,omitempty"`
+	// LRSchedule is the shape of the learning rate over Steps: "" or
+	// "step" (LRDrops: ÷5 and an Adam reset at each), or "cosine" (LR ·
+	// ½(1 + cos(π·t/Steps)), decaying to 0 at the end, no resets).
+	LRSchedule string `json:"lr_schedule,omitempty"`
 
 	// Data.
 	Structures []string `json:"structures"` // training structures by name
@@ -221,6 +225,15 @@ func (c *Config) Validate() error {
 	if c.ValidQueries < 0 {
 		errs = append(errs, fmt.Errorf("valid-queries must be ≥ 0, got %d", c.ValidQueries))
 	}
+	switch c.LRSchedule {
+	case "", "step":
+	case "cosine":
+		if len(c.LRDrops) > 0 {
+			errs = append(errs, fmt.Errorf("lr drops %v belong to the step schedule, not cosine", c.LRDrops))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("lr schedule must be step or cosine, got %q", c.LRSchedule))
+	}
 	for i, f := range c.LRDrops {
 		if f <= 0 || f > 1 || (i > 0 && f <= c.LRDrops[i-1]) {
 			errs = append(errs, fmt.Errorf("lr drops must be increasing fractions in (0,1], got %v", c.LRDrops))
@@ -252,6 +265,9 @@ func (c *Config) Validate() error {
 // schedule of steps iterations; math.MaxFloat64 when there is none (finite:
 // the state is saved as JSON).
 func (c *Config) DropAt(steps, done int) float64 {
+	if c.LRSchedule == "cosine" {
+		return math.MaxFloat64
+	}
 	if len(c.LRDrops) == 0 {
 		return float64(steps/2) * math.Pow(1.5, float64(done))
 	}
@@ -259,4 +275,14 @@ func (c *Config) DropAt(steps, done int) float64 {
 		return math.MaxFloat64
 	}
 	return math.Round(c.LRDrops[done] * float64(steps))
+}
+
+// ScheduledLR is the cosine schedule's learning rate at iteration it of
+// steps; the step schedule's is kept in the state (0 here).
+func (c *Config) ScheduledLR(it, steps int) float64 {
+	if c.LRSchedule != "cosine" || steps <= 0 {
+		return 0
+	}
+	f := min(1, float64(it)/float64(steps))
+	return c.LR * 0.5 * (1 + math.Cos(math.Pi*f))
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -442,5 +443,53 @@ func TestAverage(t *testing.T) {
 	cfg.Average = 1
 	if err := cfg.Validate(); err == nil {
 		t.Error("average 1 accepted")
+	}
+}
+
+// TestCosineSchedule: the cosine schedule lowers the lr every iteration
+// from LR towards 0, with no drops, and a resumed run continues it.
+func TestCosineSchedule(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.LRSchedule = "cosine"
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: cfg.Steps / 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, checkpoint.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lrs []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e struct {
+			LR *float64 `json:"lr"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.LR != nil {
+			lrs = append(lrs, *e.LR)
+		}
+	}
+	if len(lrs) != cfg.Steps {
+		t.Fatalf("%d iterations logged, want %d", len(lrs), cfg.Steps)
+	}
+	for i, lr := range lrs {
+		want := cfg.LR * 0.5 * (1 + math.Cos(math.Pi*float64(i)/float64(cfg.Steps)))
+		if math.Abs(lr-want) > 1e-12*cfg.LR {
+			t.Fatalf("iteration %d: lr %g, want %g (all: %v)", i+1, lr, want, lrs)
+		}
+	}
+	cfg.LRDrops = []float64{0.5}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "belong to the step schedule") {
+		t.Errorf("cosine with drops: %v", err)
+	}
+	cfg.LRDrops, cfg.LRSchedule = nil, "linear"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "step or cosine") {
+		t.Errorf("unknown schedule: %v", err)
 	}
 }

@@ -482,6 +482,10 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, t.st.Drops)
 			t.logf("train: iteration %d: learning rate dropped to %g, optimiser reset", t.st.Iteration, t.st.LR)
 		}
+		if lr := t.cfg.ScheduledLR(t.st.Iteration, t.st.Steps); lr > 0 && !estimate && lr != t.st.LR {
+			t.st.LR = lr
+			t.setLR(lr)
+		}
 		itStart, itCPU := time.Now(), cputime.Process()
 		loss, err := t.iteration()
 		if err != nil {

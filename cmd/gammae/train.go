@@ -90,6 +90,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.IntVar(&c.Steps, "steps", 0, "iterations the schedule is laid out for (each is 3 optimiser steps)")
 			fs.Float64Var(&c.Minutes, "minutes", 0, "time budget; with no --steps the schedule is fitted to it")
 			fs.Float64Var(&c.CPUMinutes, "cpu-minutes", 0, "time budget in CPU-minutes of the process (all threads), instead of --minutes: runs sharing a machine, or on hosts of different speeds, get equal work")
+			fs.StringVar(&c.LRSchedule, "lr-schedule", "", "shape of the learning rate: step (÷5 and an Adam reset at each --lr-drops point; the reference's) or cosine (decaying to 0 at the schedule's end)")
 			fs.StringVar(&o.lrDrops, "lr-drops", "", "`FRACTIONS` of the schedule where the lr is divided by 5 and Adam reset, e.g. 0.15,0.85 (default: the reference's 0.5, then each 1.5× later)")
 			fs.StringVar(&c.UnionTrain, "union-train", "", "where union training queries come from: train (sampled from the train graph), valid (the reference code's behaviour), none")
 			fs.BoolVar(&c.RefNegatives, "ref-negatives", false, "reproduce the reference's negative sampling, which can draw answers")
@@ -234,6 +235,12 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 			return cfg, fmt.Errorf("--structure-weights: %v", err)
 		}
 		cfg.StructureWeights = w
+	}
+	if set["lr-schedule"] {
+		cfg.LRSchedule = f.LRSchedule
+		if cfg.LRSchedule == "cosine" && !set["lr-drops"] {
+			cfg.LRDrops = nil // the preset's drops are the step schedule's
+		}
 	}
 	if set["lr-drops"] {
 		cfg.LRDrops = nil

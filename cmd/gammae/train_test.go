@@ -52,6 +52,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "-1", "--steps", "5"}, 1, "minutes must be a finite number ≥ 0"},
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "1", "--cpu-minutes", "1"}, 1, "two budgets"},
 		{[]string{"train", "--data", data, "--out", runDir, "--cpu-minutes", "-1", "--steps", "5"}, 1, "cpu-minutes must be a finite number ≥ 0"},
+		// The fast preset's lr drops give way to the cosine schedule.
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "cosine"), "--preset", "fast", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "4", "--steps", "2", "--lr-schedule", "cosine"}, 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", runDir, "--lr-schedule", "cosine", "--lr-drops", "0.5"}, 1, "belong to the step schedule"},
 		{[]string{"train", "--data", data, "--out", runDir, "--structure-weights", "2in:3"}, 1, `--structure-weights: "2in:3": want structure=weight`},
 		{[]string{"train", "--data", data, "--out", runDir, "--structure-weights", "pi=2"}, 1, "structure weight pi: not a training structure"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "weighted"), "--steps", "2", "--structure-weights", "2in=3,2u=0.5"}, small...), 0, "finished: 2 iterations"},
