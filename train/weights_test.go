@@ -1,6 +1,7 @@
 package train
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -131,4 +132,30 @@ func TestStreamWeights(t *testing.T) {
 	if got[0] < want-0.05 || got[0] > want+0.05 || got[0] <= base[0] {
 		t.Errorf("share of %s at weight 4: %.3f (unweighted %.3f), want ≈ %.3f", groups[0].Name(), got[0], base[0], want)
 	}
+}
+
+// FuzzParseWeights: any flag value is either weights that validate
+// consistently or an error naming the bad item; never a panic.
+func FuzzParseWeights(f *testing.F) {
+	for _, s := range []string{"2in=10,3in=10", "", "2u=0.5", "2in", "2in=x", "a=1,a=2", "=3", "2in=NaN", "2in=-1", "1p=1e308,2p=inf"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := ParseWeights(s)
+		if err != nil {
+			if w != nil {
+				t.Fatalf("%q: weights %v with error %v", s, w, err)
+			}
+			return
+		}
+		cfg := tinyConfig()
+		cfg.StructureWeights = w
+		err = cfg.Validate()
+		for name, v := range w {
+			ok := v > 0 && !math.IsInf(v, 0)
+			if !ok && err == nil {
+				t.Fatalf("%q: weight %s=%g validated", s, name, v)
+			}
+		}
+	})
 }
