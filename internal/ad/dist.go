@@ -72,13 +72,7 @@ func (t *Tape) L1Dist(p *Param, ids []int32, q V) V {
 			if g[c] == 0 {
 				continue
 			}
-			e, qr := p.Row(int(id)), qv[c/k*d:(c/k+1)*d]
-			ge, gqr := pg[int(id)*d:int(id+1)*d], gq[c/k*d:(c/k+1)*d]
-			for i, v := range e {
-				x := g[c] * Sign(v-qr[i])
-				ge[i] += x
-				gqr[i] -= x
-			}
+			kernel.L1Grad(pg[int(id)*d:int(id+1)*d], gq[c/k*d:(c/k+1)*d], p.Row(int(id)), qv[c/k*d:(c/k+1)*d], g[c])
 		}
 	})
 }
@@ -100,28 +94,7 @@ func (t *Tape) BoxDist(p *Param, ids []int32, c, o V, cen float64) V {
 				continue
 			}
 			r := j / k
-			e, cr, or := p.Row(int(id)), cv[r*d:(r+1)*d], ov[r*d:(r+1)*d]
-			ge, gcr, gor := pg[int(id)*d:int(id+1)*d], gc[r*d:(r+1)*d], gO[r*d:(r+1)*d]
-			for i, v := range e {
-				// Which of delta and o is larger is data, not a pattern:
-				// 0/1 flags instead of branches the CPU would mispredict.
-				delta := math.Abs(v - cr[i])
-				gt, lt := 0, 0
-				if delta > or[i] {
-					gt = 1
-				}
-				if delta < or[i] {
-					lt = 1
-				}
-				fg, fl := float64(gt), float64(lt)
-				half := 0.5 * (1 - fg - fl) // a tie splits min's gradient
-				dDelta := fg + cen*(fl+half)
-				dO := -fg + cen*(fg+half)
-				sd := g[j] * dDelta * Sign(v-cr[i])
-				ge[i] += sd
-				gcr[i] -= sd
-				gor[i] += g[j] * dO
-			}
+			kernel.BoxGrad(pg[int(id)*d:int(id+1)*d], gc[r*d:(r+1)*d], gO[r*d:(r+1)*d], p.Row(int(id)), cv[r*d:(r+1)*d], ov[r*d:(r+1)*d], g[j], cen)
 		}
 	})
 }

@@ -48,6 +48,8 @@ type impl struct {
 	betaGrad   func(x *BetaGradArgs) int // returns where the scalar tail starts
 	coneGrad   func(x *ConeGradArgs) int // returns where the scalar tail starts
 	coneHalves func(sin, cos, dAxis, x []float64, rho float64) int
+	l1Grad     func(ge, gq, e, q []float64, g float64) int
+	boxGrad    func(ge, gc, gO, e, c, o []float64, g, cen float64) int
 	above      func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
 	countAbove func(xs []float32, t float32) int                  // nil: the pure-Go loop
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil

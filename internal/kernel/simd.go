@@ -58,6 +58,8 @@ func init() {
 			betaGrad:     betaGradAVX512,
 			coneGrad:     coneGradAVX512,
 			coneHalves:   coneHalvesAVX512,
+			l1Grad:       l1GradAVX512,
+			boxGrad:      boxGradAVX512,
 			above:        aboveAVX512,
 			countAbove:   countAboveAVX512,
 			features:     featuresAVX512,
