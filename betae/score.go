@@ -68,51 +68,42 @@ func (n *Net) features(fast, grad bool) *features {
 			}
 		}
 	})
-	special := exactSpecial
+	lgamma, digamma, trigamma := exactSpecial(kernel.Lgamma[float64]), exactSpecial(kernel.Digamma[float64]), exactSpecial(kernel.Trigamma[float64])
 	if fast {
-		special = fastSpecial
+		lgamma, digamma, trigamma = fastSpecial(kernel.LgammaFast), fastSpecial(kernel.DigammaFast), fastSpecial(kernel.TrigammaFast)
 	}
-	f := &features{a: a, b: b, psiA: special(kernel.Digamma[float64], kernel.Digamma[float32], a), psiB: special(kernel.Digamma[float64], kernel.Digamma[float32], b),
-		psiS: special(kernel.Digamma[float64], kernel.Digamma[float32], s), e: make([]float64, N*d)}
-	la, lb, ls := special(kernel.Lgamma[float64], kernel.Lgamma[float32], a), special(kernel.Lgamma[float64], kernel.Lgamma[float32], b), special(kernel.Lgamma[float64], kernel.Lgamma[float32], s)
+	f := &features{a: a, b: b, psiA: digamma(a), psiB: digamma(b), psiS: digamma(s), e: make([]float64, N*d)}
+	la, lb, ls := lgamma(a), lgamma(b), lgamma(s)
 	baseline.Range(len(f.e), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			f.e[k] = ls[k] - la[k] - lb[k] + a[k]*f.psiA[k] + b[k]*f.psiB[k] - s[k]*f.psiS[k]
 		}
 	})
 	if grad {
-		f.triA = special(kernel.Trigamma[float64], kernel.Trigamma[float32], a)
-		f.triB = special(kernel.Trigamma[float64], kernel.Trigamma[float32], b)
-		f.triS = special(kernel.Trigamma[float64], kernel.Trigamma[float32], s)
+		f.triA, f.triB, f.triS = trigamma(a), trigamma(b), trigamma(s)
 	}
 	*slot = f
 	return f
 }
 
-// exactSpecial applies the float64 function, on every core.
-func exactSpecial(f64 func(dst, x []float64), _ func(dst, x []float32), x []float64) []float64 {
-	y := make([]float64, len(x))
-	baseline.Range(len(x), func(lo, hi int) { f64(y[lo:hi], x[lo:hi]) })
-	return y
+// exactSpecial maps the float64 reference f over a new slice, on every
+// core.
+func exactSpecial(f func(dst, x []float64)) func(x []float64) []float64 {
+	return func(x []float64) []float64 {
+		y := make([]float64, len(x))
+		baseline.Range(len(x), func(lo, hi int) { f(y[lo:hi], x[lo:hi]) })
+		return y
+	}
 }
 
-// fastSpecial applies the float32 kernel (vectorised, multi-core) and
-// widens the result.
-func fastSpecial(_ func(dst, x []float64), f32 func(dst, x []float32), x []float64) []float64 {
-	x32 := make([]float32, len(x))
-	baseline.Range(len(x), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x32[i] = float32(x[i])
-		}
-	})
-	f32(x32, x32)
-	y := make([]float64, len(x))
-	baseline.Range(len(x), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			y[i] = float64(x32[i])
-		}
-	})
-	return y
+// fastSpecial maps a fast float64 kernel (vectorised and multi-core
+// itself; float32 accuracy or better) over a new slice.
+func fastSpecial(f func(dst, x []float64)) func(x []float64) []float64 {
+	return func(x []float64) []float64 {
+		y := make([]float64, len(x))
+		f(y, x)
+		return y
+	}
 }
 
 // queryTerms are the query side of the KL per row and dimension:

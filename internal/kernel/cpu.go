@@ -49,9 +49,11 @@ type impl struct {
 	coneGrad   func(x *ConeGradArgs) int // returns where the scalar tail starts
 	coneHalves func(sin, cos, dAxis, x []float64, rho float64) int
 	l1Grad     func(ge, gq, e, q []float64, g float64) int
-	boxGrad    func(ge, gc, gO, e, c, o []float64, g, cen float64) int
-	above      func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
-	countAbove func(xs []float32, t float32) int                  // nil: the pure-Go loop
+	// The fast float64 special maps (special64.go); nil: the references.
+	lgamma64, digamma64, trigamma64 func(dst, x []float64)
+	boxGrad                         func(ge, gc, gO, e, c, o []float64, g, cen float64) int
+	above                           func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
+	countAbove                      func(xs []float32, t float32) int                  // nil: the pure-Go loop
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil
 	// where the CPU lacks AVX512-BF16.
 	bf16 func(kp int, a, b []uint32, c []float32, ldc int)

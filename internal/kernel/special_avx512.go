@@ -141,3 +141,20 @@ func map64x8(dst, x []float32, f func(archsimd.Float64x8) archsimd.Float64x8) {
 func lgammaAVX512(dst, x []float32)   { map64x8(dst, x, lgamma64x8) }
 func digammaAVX512(dst, x []float32)  { map64x8(dst, x, digamma64x8) }
 func trigammaAVX512(dst, x []float32) { map64x8(dst, x, trigamma64x8) }
+
+// map64x8f applies f to float64 slices, eight lanes at a time, the tail
+// under a mask (its padding lanes are computed and dropped).
+func map64x8f(dst, x []float64, f func(archsimd.Float64x8) archsimd.Float64x8) {
+	dst = dst[:len(x)]
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		f(archsimd.LoadFloat64x8Slice(x[i:])).StoreSlice(dst[i:])
+	}
+	if i < len(x) {
+		f(archsimd.LoadFloat64x8SlicePart(x[i:])).StoreSlicePart(dst[i:])
+	}
+}
+
+func lgamma64AVX512(dst, x []float64)   { map64x8f(dst, x, lgamma64x8) }
+func digamma64AVX512(dst, x []float64)  { map64x8f(dst, x, digamma64x8) }
+func trigamma64AVX512(dst, x []float64) { map64x8f(dst, x, trigamma64x8) }
