@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -27,13 +28,7 @@ func (c *Config) validateWeights() []error {
 	for _, s := range c.Structures {
 		trained[canonical(s)] = true
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range c.StructureWeights {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(c.StructureWeights)) {
 		w := c.StructureWeights[name]
 		if !(w > 0) || math.IsInf(w, 0) {
 			errs = append(errs, fmt.Errorf("structure weight %s=%g: want a finite number > 0", name, w))
