@@ -298,7 +298,7 @@ func TestObjectives(t *testing.T) {
 func logSigmoid(x float64) float64 { return -math.Log1p(math.Exp(-x)) }
 
 // TestTrainBF16: a training step with bfloat16 products (the MLPs'
-// forward and input-gradient products) gives the float32 step's loss and
+// forward, input-gradient and weight-gradient products) gives the float32 step's loss and
 // gradients up to the operands' rounding.
 func TestTrainBF16(t *testing.T) {
 	cfg := tinyConfig(UnionMoment)

@@ -339,7 +339,7 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n 
 	cpu := ""
 	if r.CPUSeconds > 0 {
 		// CPU time per iteration: all cores' work, idle waits excluded.
-		cpu = fmt.Sprintf("; %.2f CPU-s", r.CPUSeconds)
+		cpu = fmt.Sprintf("; %.3f CPU-s", r.CPUSeconds)
 	}
 	fmt.Fprintf(e.stdout, "d=%d h=%d L=%d batch=%d negatives=%d threads=%d: %.3f s per iteration (3 steps%s), %d iterations after a warm-up\n",
 		r.Dim, r.Hidden, r.Layers, r.Batch, r.Negatives, r.Threads, r.Seconds, cpu, n)

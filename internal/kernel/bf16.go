@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // bfloat16 products. A product C = A·B of float32 matrices whose operands
@@ -78,6 +79,10 @@ func PackBF16(transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
 // PackBF16Into is PackBF16 reusing the storage of old (which may be nil
 // and must no longer be in use): for weights packed again every step.
 func PackBF16Into(old *PackedBF16, transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
+	return packBF16Into(workers(), old, transB, k, n, b, ldb)
+}
+
+func packBF16Into(w int, old *PackedBF16, transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
 	checkGemm(false, transB, 0, n, k, 0, max(k, 1), len(b), ldb, 0, max(n, 1))
 	kp := (k + 1) / 2
 	pn := (n + bf16Cols - 1) / bf16Cols
@@ -88,22 +93,33 @@ func PackBF16Into(old *PackedBF16, transB bool, k, n int, b []float32, ldb int) 
 		d = make([]uint32, pn*kp*bf16Cols)
 	}
 	p := &PackedBF16{k: k, n: n, kp: kp, d: d}
-	at := func(i, j int) float32 {
-		switch {
-		case i >= k || j >= n:
-			return 0
-		case transB:
-			return b[j*ldb+i]
+	parallelFor(pn, 1, w, bodyFunc(func(lo, hi int) {
+		var col []uint32 // a column of op(B), rounded and paired
+		if transB {
+			col = make([]uint32, kp)
 		}
-		return b[i*ldb+j]
-	}
-	parallelFor(pn, 1, workers(), bodyFunc(func(lo, hi int) {
 		for q := lo; q < hi; q++ {
 			panel := p.d[q*kp*bf16Cols : (q+1)*kp*bf16Cols]
-			for i := range kp {
-				for c := range bf16Cols {
-					j := q*bf16Cols + c
-					panel[i*bf16Cols+c] = pairBF16(at(2*i, j), at(2*i+1, j))
+			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
+			if transB {
+				for c := range cols {
+					roundPairs(col, b[(j0+c)*ldb:(j0+c)*ldb+k])
+					for i, w := range col {
+						panel[i*bf16Cols+c] = w
+					}
+				}
+			} else {
+				for i := range kp {
+					var odd []float32 // row 2i+1, none past an odd k
+					if 2*i+1 < k {
+						odd = b[(2*i+1)*ldb+j0 : (2*i+1)*ldb+j0+cols]
+					}
+					roundRows(panel[i*bf16Cols:i*bf16Cols+cols], b[2*i*ldb+j0:2*i*ldb+j0+cols], odd)
+				}
+			}
+			if cols < bf16Cols {
+				for i := range kp {
+					clear(panel[i*bf16Cols+cols : (i+1)*bf16Cols])
 				}
 			}
 		}
@@ -131,26 +147,107 @@ func GemmPackedBF16Serial(m int, a []float32, lda int, p *PackedBF16, c []float3
 }
 
 func gemmPackedBF16(w, m int, a []float32, lda int, p *PackedBF16, c []float32, ldc int) {
-	defer clearUpper()
-	k, n, kp := p.k, p.n, p.kp
-	checkGemm(false, false, m, n, k, len(a), lda, k*n, n, len(c), ldc)
+	checkGemm(false, false, m, p.n, p.k, len(a), lda, p.k*p.n, p.n, len(c), ldc)
+	if m == 0 || p.n == 0 {
+		return
+	}
+	ap := packABF16(false, m, p.k, a, lda)
+	mulPackedBF16(w, m, ap, p, 0, c, ldc)
+	putWords(ap)
+}
+
+// GemmBF16 sets C (m × n, row stride ldc) to op(A)·op(B) + beta·C with
+// both operands rounded to bfloat16 and packed for this call, float32
+// sums: products whose operands both change from call to call, such as
+// training's weight gradients.
+func GemmBF16(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	gemmBF16(workers(), transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+}
+
+// GemmBF16Serial is GemmBF16 on the calling goroutine alone, with the same
+// bits.
+func GemmBF16Serial(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	gemmBF16(1, transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+}
+
+func gemmBF16(w int, transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
 	}
-	// A's panels: 8 rows, kp words per row pair of k, row-interleaved.
+	p := packs.Get().(*PackedBF16)
+	*p = *packBF16Into(w, p, transB, k, n, b, ldb)
+	ap := packABF16(transA, m, k, a, lda)
+	mulPackedBF16(w, m, ap, p, beta, c, ldc)
+	putWords(ap)
+	packs.Put(p)
+}
+
+// packs keeps GemmBF16's B packs from call to call.
+var packs = sync.Pool{New: func() any { return new(PackedBF16) }}
+
+// words keeps A packs from call to call: a training step's products would
+// otherwise allocate (and the collector clear) megabytes each.
+var words sync.Pool
+
+func getWords(n int) []uint32 {
+	if p, ok := words.Get().(*[]uint32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]uint32, n)
+}
+
+func putWords(w []uint32) { words.Put(&w) }
+
+// packABF16 rounds op(A) (m × k; stored k × m when transA) to bfloat16 in
+// the micro-kernel's A panels: 8 rows each, ⌈k/2⌉ words per row,
+// row-interleaved, rows past m zero.
+func packABF16(transA bool, m, k int, a []float32, lda int) []uint32 {
+	kp := (k + 1) / 2
 	pm := (m + bf16Rows - 1) / bf16Rows
-	ap := make([]uint32, pm*kp*bf16Rows)
-	for r := range m {
-		row := a[r*lda : r*lda+k]
-		panel := ap[r/bf16Rows*kp*bf16Rows:]
+	ap := getWords(pm * kp * bf16Rows)
+	if transA {
+		// Rows 2i and 2i+1 of the stored A pair up lane by lane: word i
+		// of every op(A) row at once, then to the panels 8 at a time.
+		row := getWords(pm * bf16Rows)
+		clear(row[m:])
 		for i := range kp {
-			var hi float32
+			var odd []float32
 			if 2*i+1 < k {
-				hi = row[2*i+1]
+				odd = a[(2*i+1)*lda : (2*i+1)*lda+m]
 			}
-			panel[i*bf16Rows+r%bf16Rows] = pairBF16(row[2*i], hi)
+			roundRows(row[:m], a[2*i*lda:2*i*lda+m], odd)
+			for q := range pm {
+				copy(ap[(q*kp+i)*bf16Rows:(q*kp+i+1)*bf16Rows], row[q*bf16Rows:])
+			}
+		}
+		putWords(row)
+		return ap
+	}
+	row := getWords(kp)
+	for r := range m {
+		roundPairs(row, a[r*lda:r*lda+k])
+		panel := ap[r/bf16Rows*kp*bf16Rows+r%bf16Rows:]
+		for i, w := range row {
+			panel[i*bf16Rows] = w
 		}
 	}
+	for r := m; r < pm*bf16Rows; r++ {
+		panel := ap[r/bf16Rows*kp*bf16Rows+r%bf16Rows:]
+		for i := range kp {
+			panel[i*bf16Rows] = 0
+		}
+	}
+	putWords(row)
+	return ap
+}
+
+// mulPackedBF16 sets C to the product of the A panels ap (m rows) and p,
+// plus beta·C.
+func mulPackedBF16(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float32, ldc int) {
+	defer clearUpper()
+	n, kp := p.n, p.kp
+	pm := (m + bf16Rows - 1) / bf16Rows
 	micro := cur.bf16
 	if micro == nil {
 		micro = microBF16Go
@@ -166,13 +263,23 @@ func gemmPackedBF16(w, m int, a []float32, lda int, p *PackedBF16, c []float32, 
 			for i := range pm {
 				a := ap[i*kp*bf16Rows : (i+1)*kp*bf16Rows]
 				i0, rows := i*bf16Rows, min(bf16Rows, m-i*bf16Rows)
-				if rows == bf16Rows && cols == bf16Cols {
+				if rows == bf16Rows && cols == bf16Cols && beta == 0 {
 					micro(kp, a, bp, c[i0*ldc+j0:], ldc)
 					continue
 				}
 				micro(kp, a, bp, tile[:], bf16Cols)
 				for r := range rows {
-					copy(c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols], tile[r*bf16Cols:r*bf16Cols+cols])
+					dst, t := c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols], tile[r*bf16Cols:r*bf16Cols+cols]
+					switch beta {
+					case 0:
+						copy(dst, t)
+					case 1:
+						cur.addTo(dst, t)
+					default:
+						for j, v := range t {
+							dst[j] = v + beta*dst[j]
+						}
+					}
 				}
 			}
 		}

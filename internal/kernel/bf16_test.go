@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -136,5 +137,62 @@ func BenchmarkGemmBF16(b *testing.B) {
 			}
 			report(b, 2*float64(m*k*n)*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
 		})
+	})
+}
+
+// TestGemmBF16Both: GemmBF16, both operands packed per call, gives the
+// definition's bits for every transposition, beta 0 (C overwritten), 1
+// and ½ (C added to), serial or not, and the pool's reused packs do not
+// leak one call's numbers into the next.
+func TestGemmBF16Both(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		for _, s := range []struct{ m, n, k int }{{1, 1, 1}, {9, 33, 3}, {7, 31, 16}, {17, 100, 801}, {64, 40, 9}} {
+			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+				for _, beta := range []float32{0, 1, 0.5} {
+					transA, transB := tr[0], tr[1]
+					r := rand.New(rand.NewPCG(uint64(s.m*s.n), uint64(s.k)))
+					a, b, c0 := randSlice(r, s.m*s.k), randSlice(r, s.k*s.n), randSlice(r, s.m*s.n)
+					lda, ldb := s.k, s.n
+					if transA {
+						lda = s.m
+					}
+					if transB {
+						ldb = s.k
+					}
+					// op(A) laid out plainly, for the reference.
+					plain := make([]float32, s.m*s.k)
+					for i := range s.m {
+						for q := range s.k {
+							if transA {
+								plain[i*s.k+q] = a[q*lda+i]
+							} else {
+								plain[i*s.k+q] = a[i*lda+q]
+							}
+						}
+					}
+					want := gemmBF16Ref(transB, s.m, s.n, s.k, plain, s.k, b, ldb)
+					for i := range want {
+						if beta != 0 {
+							want[i] += beta * c0[i]
+						}
+					}
+					name := fmt.Sprintf("%dx%dx%d transA=%v transB=%v beta=%g", s.m, s.n, s.k, transA, transB, beta)
+					for _, serial := range []bool{false, true} {
+						c := slices.Clone(c0)
+						if beta == 0 {
+							for i := range c {
+								c[i] = float32(math.NaN()) // overwritten, not added to
+							}
+						}
+						if serial {
+							GemmBF16Serial(transA, transB, s.m, s.n, s.k, a, lda, b, ldb, beta, c, s.n)
+						} else {
+							GemmBF16(transA, transB, s.m, s.n, s.k, a, lda, b, ldb, beta, c, s.n)
+						}
+						equalBits(t, fmt.Sprintf("%s serial=%v", name, serial), c, want)
+					}
+				}
+			}
+		}
 	})
 }

@@ -57,6 +57,9 @@ type impl struct {
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil
 	// where the CPU lacks AVX512-BF16.
 	bf16 func(kp int, a, b []uint32, c []float32, ldc int)
+	// The packs' bfloat16 rounding (bf16round.go); nil: the scalar loops.
+	roundPairs func(dst []uint32, src []float32) int
+	roundRows  func(dst []uint32, lo, hi []float32) int
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)

@@ -65,6 +65,8 @@ func init() {
 			boxGrad:      boxGradAVX512,
 			above:        aboveAVX512,
 			countAbove:   countAboveAVX512,
+			roundPairs:   roundPairsAVX512,
+			roundRows:    roundRowsAVX512,
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,

@@ -1,0 +1,44 @@
+package kernel
+
+import "fmt"
+
+// roundPairs sets dst[i] to pairBF16(src[2i], src[2i+1]) for every word
+// of dst, src[2i+1] taken as 0 past the end of src (an odd k): a row of
+// k values rounded and paired as the packs' words hold them.
+func roundPairs(dst []uint32, src []float32) {
+	if len(src) != 2*len(dst) && len(src) != 2*len(dst)-1 {
+		panic(fmt.Sprintf("kernel: %d values for %d bfloat16 pairs", len(src), len(dst)))
+	}
+	i := 0
+	if cur.roundPairs != nil {
+		i = cur.roundPairs(dst, src)
+		clearUpper()
+	}
+	for ; i < len(dst); i++ {
+		var hi float32
+		if 2*i+1 < len(src) {
+			hi = src[2*i+1]
+		}
+		dst[i] = pairBF16(src[2*i], hi)
+	}
+}
+
+// roundRows sets dst[c] to pairBF16(lo[c], hi[c]) for every word of dst:
+// two rows of k rounded and paired; hi nil is a row of zeros.
+func roundRows(dst []uint32, lo, hi []float32) {
+	if len(lo) < len(dst) || hi != nil && len(hi) < len(dst) {
+		panic(fmt.Sprintf("kernel: rows of %d and %d values for %d bfloat16 pairs", len(lo), len(hi), len(dst)))
+	}
+	c := 0
+	if cur.roundRows != nil {
+		c = cur.roundRows(dst, lo, hi)
+		clearUpper()
+	}
+	for ; c < len(dst); c++ {
+		var h float32
+		if hi != nil {
+			h = hi[c]
+		}
+		dst[c] = pairBF16(lo[c], h)
+	}
+}

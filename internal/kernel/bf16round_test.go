@@ -1,0 +1,86 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// bf16Values are floats that exercise every branch of toBF16: ties both
+// ways, the largest finite values, infinities, NaNs of both signs and
+// payloads, denormals and zeros, among random numbers.
+func bf16Values(r *rand.Rand, n int) []float32 {
+	special := []float32{
+		1, -2, 1 + 1.0/256, 1 + 3.0/256, -(1 + 1.0/256), 1 + 1.0/256 + 1.0/4096,
+		math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), math.Float32frombits(0xffc00001), math.Float32frombits(0x7f800001),
+		math.Float32frombits(0x00000001), math.Float32frombits(0x807fffff), 0, float32(math.Copysign(0, -1)),
+	}
+	xs := make([]float32, n)
+	for i := range xs {
+		if i%5 == 0 {
+			xs[i] = special[(i/5)%len(special)]
+		} else {
+			xs[i] = math.Float32frombits(r.Uint32())
+		}
+	}
+	return xs
+}
+
+// TestRoundBF16: every level's pairing of a row and of two rows gives
+// pairBF16's bits, at every length (vector bodies and scalar tails).
+func TestRoundBF16(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for k := range 70 {
+			src := bf16Values(r, k)
+			kp := (k + 1) / 2
+			got := make([]uint32, kp)
+			roundPairs(got, src)
+			for i := range kp {
+				var hi float32
+				if 2*i+1 < k {
+					hi = src[2*i+1]
+				}
+				if want := pairBF16(src[2*i], hi); got[i] != want {
+					t.Fatalf("k=%d: roundPairs word %d = %#08x, want %#08x (of %#08x, %#08x)", k, i, got[i], want, math.Float32bits(src[2*i]), math.Float32bits(hi))
+				}
+			}
+			lo, hi := bf16Values(r, k), bf16Values(r, k)
+			rows := make([]uint32, k)
+			for _, odd := range [][]float32{hi, nil} {
+				roundRows(rows, lo, odd)
+				for c := range k {
+					var h float32
+					if odd != nil {
+						h = odd[c]
+					}
+					if want := pairBF16(lo[c], h); rows[c] != want {
+						t.Fatalf("n=%d, hi %v: roundRows word %d = %#08x, want %#08x", k, odd != nil, c, rows[c], want)
+					}
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkPackBF16(b *testing.B) {
+	const k, n = 400, 400
+	w := bf16Values(rand.New(rand.NewPCG(3, 4)), k*n)
+	for _, im := range impls {
+		for _, trans := range []bool{false, true} {
+			name := im.level.String() + "/N"
+			if trans {
+				name = im.level.String() + "/T"
+			}
+			b.Run(name, func(b *testing.B) {
+				defer use(im.level)()
+				var p *PackedBF16
+				b.SetBytes(4 * k * n)
+				for b.Loop() {
+					p = PackBF16Into(p, trans, k, n, w, n)
+				}
+			})
+		}
+	}
+}
