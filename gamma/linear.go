@@ -27,19 +27,25 @@ func (m *Model[T]) linearBackward(l layer, x, dy, dx, sum []T, rows int, pm prod
 	gw, gb := m.grad(l.w), m.grad(l.w+1)
 	kernel.SumRows(sum[:l.out], dy[:rows*l.out], rows, l.out)
 	add(gb, sum[:l.out])
-	if m.bf16 {
-		// gw += dyᵀ·x with both rounded to bfloat16, float32 sums.
-		dy32, x32, gw32 := any(dy).([]float32), any(x).([]float32), any(gw).([]float32)
-		if pm&prodSerial != 0 {
-			kernel.GemmBF16Serial(true, false, l.out, l.in, rows, dy32, l.out, x32, l.in, 1, gw32, l.in)
-		} else {
-			kernel.GemmBF16(true, false, l.out, l.in, rows, dy32, l.out, x32, l.in, 1, gw32, l.in)
-		}
-	} else {
-		gemmBy(pm, true, false, l.out, l.in, rows, 1, dy, l.out, x, l.in, 1, gw, l.in)
-	}
+	m.weightGrad(pm, l.out, l.in, rows, dy, l.out, x, l.in, gw, l.in)
 	if dx != nil {
 		m.mulW(pm, rows, dy, l.out, l.w, 0, l.out, l.in, dx, l.in)
+	}
+}
+
+// weightGrad adds dyᵀ·x (out × in, dy rows × out, x rows × in) to the
+// weight gradient gw: with bfloat16 operands when the model trains in
+// bf16, as pm says otherwise.
+func (m *Model[T]) weightGrad(pm prod, out, in, rows int, dy []T, ldy int, x []T, ldx int, gw []T, ldg int) {
+	if !m.bf16 {
+		gemmBy(pm, true, false, out, in, rows, 1, dy, ldy, x, ldx, 1, gw, ldg)
+		return
+	}
+	dy32, x32, gw32 := any(dy).([]float32), any(x).([]float32), any(gw).([]float32)
+	if pm&prodSerial != 0 {
+		kernel.GemmBF16Serial(true, false, out, in, rows, dy32, ldy, x32, ldx, 1, gw32, ldg)
+	} else {
+		kernel.GemmBF16(true, false, out, in, rows, dy32, ldy, x32, ldx, 1, gw32, ldg)
 	}
 }
 

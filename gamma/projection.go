@@ -260,7 +260,7 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 	sum := sc.sumOf(w.m)[:h]
 	kernel.SumRows(sum, dy, rows, h)
 	add(gb, sum)
-	gemmBy(pm, true, false, h, d, rows, 1, dy, h, s.act.acts[0], d, 1, gw, 2*d)
+	m.weightGrad(pm, h, d, rows, dy, h, s.act.acts[0], d, gw, 2*d)
 	dx := sc.buf(4, rows*d)
 	m.mulW(pm, rows, dy, h, l.w, 0, h, 2*d, dx, d)
 	dyr := sc.buf(5, nr*h)
@@ -268,7 +268,7 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 	for row, i := range pb.rel[:rows] {
 		kernel.Axpy(1, dy[row*h:(row+1)*h], dyr[int(i)*h:(int(i)+1)*h])
 	}
-	gemmBy(pm, true, false, h, d, nr, 1, dyr, h, s.xr, d, 1, gw[d:], 2*d)
+	m.weightGrad(pm, h, d, nr, dyr, h, s.xr, d, gw[d:], 2*d)
 	dr := sc.buf(2, nr*d)
 	m.mulW(pm, nr, dyr, h, l.w, d, h, 2*d, dr, d)
 	g := m.grad(relParam)
