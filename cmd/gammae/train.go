@@ -16,6 +16,7 @@ import (
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/internal/cputime"
+	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/progress"
 	"github.com/gammae/gammae/registry"
 	"github.com/gammae/gammae/train"
@@ -294,6 +295,8 @@ type benchReport struct {
 	// Steal is the share of the machine's CPU time given to other guests
 	// during the timing, or −1 where unknown (not Linux).
 	Steal float64 `json:"steal"`
+	// Kernels names the instruction-set level and bf16 engine in use.
+	Kernels string `json:"kernels"`
 }
 
 // benchTrain times iterations of cfg on d without writing anything but
@@ -325,7 +328,8 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n 
 		return err
 	}
 	r := benchReport{Dim: cfg.Dim, Hidden: cfg.Hidden, Layers: cfg.Layers, Batch: cfg.Batch, Negatives: cfg.Negatives,
-		Threads: runtime.GOMAXPROCS(0), Iterations: n, Seconds: time.Since(start).Seconds() / float64(n), Each: each, Steal: -1}
+		Threads: runtime.GOMAXPROCS(0), Iterations: n, Seconds: time.Since(start).Seconds() / float64(n), Each: each, Steal: -1,
+		Kernels: kernel.Describe()}
 	if c := cputime.Process() - cpu0; c > 0 {
 		r.CPUSeconds = c.Seconds() / float64(n)
 	}
@@ -346,6 +350,7 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n 
 	if len(sorted) > 1 {
 		fmt.Fprintf(e.stdout, "  per iteration: fastest %.3f s, median %.3f s, slowest %.3f s\n", sorted[0], r.Median, sorted[len(sorted)-1])
 	}
+	fmt.Fprintf(e.stdout, "  kernels: %s\n", r.Kernels)
 	if r.Steal >= 0 {
 		// On a virtual machine other guests' work shows as steal: time
 		// this one wanted the CPUs and the hypervisor ran someone else.

@@ -59,11 +59,12 @@ func pairBF16(lo, hi float32) uint32 { return uint32(toBF16(lo)) | uint32(toBF16
 
 // PackedBF16 is op(B), k × n, rounded to bfloat16 and laid out for
 // GemmPackedBF16: panels of 32 columns, each ⌈k/2⌉ rows of 32 words that
-// hold rows 2p and 2p+1 of a column (zero-padded). Immutable; safe for
+// hold rows 2p and 2p+1 of a column (zero-padded), then zero rows up to
+// kpad (a multiple of 16 when packed for AMX tiles). Immutable; safe for
 // concurrent use.
 type PackedBF16 struct {
-	k, n, kp int
-	d        []uint32
+	k, n, kp, kpad int
+	d              []uint32
 }
 
 // K and N are op(B)'s dimensions.
@@ -85,21 +86,26 @@ func PackBF16Into(old *PackedBF16, transB bool, k, n int, b []float32, ldb int) 
 func packBF16Into(w int, old *PackedBF16, transB bool, k, n int, b []float32, ldb int) *PackedBF16 {
 	checkGemm(false, transB, 0, n, k, 0, max(k, 1), len(b), ldb, 0, max(n, 1))
 	kp := (k + 1) / 2
+	kpad := kp
+	if cur.amx != nil {
+		kpad = (kp + amxWords - 1) / amxWords * amxWords
+	}
 	pn := (n + bf16Cols - 1) / bf16Cols
 	var d []uint32
-	if old != nil && cap(old.d) >= pn*kp*bf16Cols {
-		d = old.d[:pn*kp*bf16Cols]
+	if old != nil && cap(old.d) >= pn*kpad*bf16Cols {
+		d = old.d[:pn*kpad*bf16Cols]
 	} else {
-		d = make([]uint32, pn*kp*bf16Cols)
+		d = make([]uint32, pn*kpad*bf16Cols)
 	}
-	p := &PackedBF16{k: k, n: n, kp: kp, d: d}
+	p := &PackedBF16{k: k, n: n, kp: kp, kpad: kpad, d: d}
 	parallelFor(pn, 1, w, bodyFunc(func(lo, hi int) {
 		var col []uint32 // a column of op(B), rounded and paired
 		if transB {
 			col = make([]uint32, kp)
 		}
 		for q := lo; q < hi; q++ {
-			panel := p.d[q*kp*bf16Cols : (q+1)*kp*bf16Cols]
+			panel := p.d[q*kpad*bf16Cols : (q+1)*kpad*bf16Cols]
+			clear(panel[kp*bf16Cols:])
 			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
 			if transB {
 				for c := range cols {
@@ -151,9 +157,7 @@ func gemmPackedBF16(w, m int, a []float32, lda int, p *PackedBF16, c []float32, 
 	if m == 0 || p.n == 0 {
 		return
 	}
-	ap := packABF16(false, m, p.k, a, lda)
-	mulPackedBF16(w, m, ap, p, 0, c, ldc)
-	putWords(ap)
+	mulBF16(w, false, m, a, lda, p, 0, c, ldc)
 }
 
 // GemmBF16 sets C (m × n, row stride ldc) to op(A)·op(B) + beta·C with
@@ -177,10 +181,22 @@ func gemmBF16(w int, transA, transB bool, m, n, k int, a []float32, lda int, b [
 	}
 	p := packs.Get().(*PackedBF16)
 	*p = *packBF16Into(w, p, transB, k, n, b, ldb)
-	ap := packABF16(transA, m, k, a, lda)
+	mulBF16(w, transA, m, a, lda, p, beta, c, ldc)
+	packs.Put(p)
+}
+
+// mulBF16 sets C to op(A)·p + beta·C: on AMX tiles when the CPU has them
+// and p was packed for them, else with the 8×32 micro-kernel.
+func mulBF16(w int, transA bool, m int, a []float32, lda int, p *PackedBF16, beta float32, c []float32, ldc int) {
+	if cur.amx != nil && p.kpad%amxWords == 0 && p.kpad > 0 {
+		ap := packAAMX(transA, m, p.k, p.kpad, a, lda)
+		mulAMX(w, m, ap, p, beta, c, ldc)
+		putWords(ap)
+		return
+	}
+	ap := packABF16(transA, m, p.k, a, lda)
 	mulPackedBF16(w, m, ap, p, beta, c, ldc)
 	putWords(ap)
-	packs.Put(p)
 }
 
 // packs keeps GemmBF16's B packs from call to call.
@@ -246,7 +262,7 @@ func packABF16(transA bool, m, k int, a []float32, lda int) []uint32 {
 // plus beta·C.
 func mulPackedBF16(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float32, ldc int) {
 	defer clearUpper()
-	n, kp := p.n, p.kp
+	n, kp, kpad := p.n, p.kp, p.kpad
 	pm := (m + bf16Rows - 1) / bf16Rows
 	micro := cur.bf16
 	if micro == nil {
@@ -258,7 +274,7 @@ func mulPackedBF16(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float
 	parallelFor(pn, 4, w, bodyFunc(func(lo, hi int) {
 		var tile [bf16Rows * bf16Cols]float32
 		for q := lo; q < hi; q++ {
-			bp := p.d[q*kp*bf16Cols : (q+1)*kp*bf16Cols]
+			bp := p.d[q*kpad*bf16Cols : (q*kpad+kp)*bf16Cols]
 			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
 			for i := range pm {
 				a := ap[i*kp*bf16Rows : (i+1)*kp*bf16Rows]
@@ -268,22 +284,28 @@ func mulPackedBF16(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float
 					continue
 				}
 				micro(kp, a, bp, tile[:], bf16Cols)
-				for r := range rows {
-					dst, t := c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols], tile[r*bf16Cols:r*bf16Cols+cols]
-					switch beta {
-					case 0:
-						copy(dst, t)
-					case 1:
-						cur.addTo(dst, t)
-					default:
-						for j, v := range t {
-							dst[j] = v + beta*dst[j]
-						}
-					}
-				}
+				storeTile(c[i0*ldc+j0:], ldc, tile[:], bf16Cols, rows, cols, beta)
 			}
 		}
 	}))
+}
+
+// storeTile sets the rows × cols block of c (row stride ldc) to that of
+// tile (row stride tw) plus beta times itself.
+func storeTile(c []float32, ldc int, tile []float32, tw, rows, cols int, beta float32) {
+	for r := range rows {
+		dst, t := c[r*ldc:r*ldc+cols], tile[r*tw:r*tw+cols]
+		switch beta {
+		case 0:
+			copy(dst, t)
+		case 1:
+			cur.addTo(dst, t)
+		default:
+			for j, v := range t {
+				dst[j] = v + beta*dst[j]
+			}
+		}
+	}
 }
 
 // microBF16Go is the micro-kernel's specification: the 8×32 tile of c

@@ -34,6 +34,23 @@ func TestToBF16(t *testing.T) {
 	}
 }
 
+// equalBF16 is equalBits for bfloat16 products, whose definition
+// (VDPBF16PS's order of adds) AMX tiles need not follow to the bit: with
+// tiles in use, got must be within 2⁻¹⁶ of want relative to the larger of
+// the two magnitudes and 1.
+func equalBF16(t *testing.T, name string, got, want []float32) {
+	t.Helper()
+	if !HasAMX() {
+		equalBits(t, name, got, want)
+		return
+	}
+	for i := range want {
+		if d := math.Abs(float64(got[i]) - float64(want[i])); !(d <= 0x1p-16*max(1, math.Abs(float64(want[i])), math.Abs(float64(got[i])))) {
+			t.Fatalf("%s (AMX): element %d = %g, want %g", name, i, got[i], want[i])
+		}
+	}
+}
+
 // gemmBF16Ref is C = A·op(B) by VDPBF16PS's definition, element by
 // element from the unpacked operands.
 func gemmBF16Ref(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) []float32 {
@@ -71,7 +88,9 @@ func gemmBF16Ref(transB bool, m, n, k int, a []float32, lda int, b []float32, ld
 // and odd k; the result is the float64 product within bfloat16 rounding.
 func TestGemmBF16(t *testing.T) {
 	eachLevel(t, func(t *testing.T) {
-		if HasBF16() {
+		if HasAMX() {
+			t.Log("AMX tiles")
+		} else if HasBF16() {
 			t.Log("AVX512-BF16 micro-kernel")
 		} else {
 			t.Log("no AVX512-BF16 on this CPU or level: the pure-Go definition (the vector test is skipped)")
@@ -91,7 +110,7 @@ func TestGemmBF16(t *testing.T) {
 				}
 				GemmPackedBF16(s.m, a, s.k, p, c, s.n)
 				name := fmt.Sprintf("%dx%dx%d transB=%v", s.m, s.n, s.k, transB)
-				equalBits(t, name, c, gemmBF16Ref(transB, s.m, s.n, s.k, a, s.k, b, ldb))
+				equalBF16(t, name, c, gemmBF16Ref(transB, s.m, s.n, s.k, a, s.k, b, ldb))
 				// Against float64: each operand is off by ≤ 2⁻⁸ relative.
 				for i := range s.m {
 					for j := range s.n {
@@ -129,14 +148,23 @@ func BenchmarkGemmBF16(b *testing.B) {
 			}
 			report(b, 2*float64(m*k*n)*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
 		})
-		b.Run("bf16", func(b *testing.B) {
+		bf16 := func(b *testing.B) {
 			p := PackBF16(true, k, n, bm, k)
 			c0 := cpuTime()
 			for b.Loop() {
 				GemmPackedBF16(m, a, k, p, c, n)
 			}
 			report(b, 2*float64(m*k*n)*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
-		})
+		}
+		b.Run("bf16", bf16) // on AMX tiles where the CPU has them
+		if HasAMX() {
+			b.Run("bf16-noamx", func(b *testing.B) {
+				prev := cur.amx
+				cur.amx = nil
+				defer func() { cur.amx = prev }()
+				bf16(b)
+			})
+		}
 	})
 }
 
@@ -189,7 +217,7 @@ func TestGemmBF16Both(t *testing.T) {
 						} else {
 							GemmBF16(transA, transB, s.m, s.n, s.k, a, lda, b, ldb, beta, c, s.n)
 						}
-						equalBits(t, fmt.Sprintf("%s serial=%v", name, serial), c, want)
+						equalBF16(t, fmt.Sprintf("%s serial=%v", name, serial), c, want)
 					}
 				}
 			}

@@ -57,6 +57,9 @@ type impl struct {
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil
 	// where the CPU lacks AVX512-BF16.
 	bf16 func(kp int, a, b []uint32, c []float32, ldc int)
+	// amx is the AMX tile kernel (amxTileGo's contract); nil where the CPU
+	// or the OS does not offer the tiles.
+	amx func(kb int, a []uint32, lda int, b []uint32, c []float32, ldc int)
 	// The packs' bfloat16 rounding (bf16round.go); nil: the scalar loops.
 	roundPairs func(dst []uint32, src []float32) int
 	roundRows  func(dst []uint32, lo, hi []float32) int
@@ -107,6 +110,19 @@ func register(i impl) {
 // Backend names the instruction-set level the float32 kernels use: "avx512",
 // "avx2" or "go".
 func Backend() string { return cur.level.String() }
+
+// Describe names the float32 kernels' level and what runs the bfloat16
+// products: AMX tiles, AVX512-BF16, or the Go loop that emulates them.
+func Describe() string {
+	bf16 := "emulated"
+	switch {
+	case cur.amx != nil:
+		bf16 = "AMX tiles"
+	case cur.bf16 != nil:
+		bf16 = "AVX512-BF16"
+	}
+	return cur.level.String() + ", bf16 products: " + bf16
+}
 
 // use switches the float32 kernels to level l and returns a function that
 // switches back. Tests use it to run every level this CPU supports.

@@ -5,10 +5,13 @@ package kernel
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -29,22 +32,10 @@ func TestNoLegacySSEInVectorCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links a test binary")
 	}
-	objdump, err := exec.LookPath("objdump")
-	if err != nil {
-		t.Skip("GNU objdump (binutils) not found: legacy-SSE scan skipped")
-	}
-	bin := filepath.Join(t.TempDir(), "kernel.test")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if msg, err := exec.Command(gobin, "test", "-c", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go test -c: %v\n%s", err, msg)
-	}
-	out, err := exec.Command(objdump, "-d", "--no-show-raw-insn", bin).Output()
-	if err != nil {
-		t.Fatalf("objdump %s: %v", bin, err)
-	}
+	out := listing(t)
 	const prefix = "github.com/gammae/gammae/internal/kernel."
 	if !bytes.Contains(out, []byte("<"+prefix+"featuresAVX512>:")) {
-		t.Fatalf("no symbol for featuresAVX512 in the listing of %s", bin)
+		t.Fatal("no symbol for featuresAVX512 in the listing of the test binary")
 	}
 	var bad []string
 	for _, b := range legacySSEInVectorCode(out, prefix) {
@@ -59,6 +50,42 @@ func TestNoLegacySSEInVectorCode(t *testing.T) {
 		t.Logf("%d legacy SSE instructions in vector regions; move scalar work behind clearUpper or express it with vectors", len(bad))
 	}
 }
+
+// listing returns GNU objdump's disassembly of this package's test binary
+// (linked once per test process, with its symbol table), or skips the test
+// when objdump is missing.
+func listing(t *testing.T) []byte {
+	t.Helper()
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("GNU objdump (binutils) not found: the disassembly checks are skipped")
+	}
+	listingOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kernel-listing")
+		if err != nil {
+			listingErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "kernel.test")
+		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if msg, err := exec.Command(gobin, "test", "-c", "-o", bin, ".").CombinedOutput(); err != nil {
+			listingErr = fmt.Errorf("go test -c: %v\n%s", err, msg)
+			return
+		}
+		listingOut, listingErr = exec.Command(objdump, "-d", "--no-show-raw-insn", bin).Output()
+	})
+	if listingErr != nil {
+		t.Fatal(listingErr)
+	}
+	return listingOut
+}
+
+var (
+	listingOnce sync.Once
+	listingOut  []byte
+	listingErr  error
+)
 
 // allowedLegacySSE lets through the tests' own code and the register
 // allocator's one 16-byte spill in the float64-lane lgamma (Lgamma[float32]:

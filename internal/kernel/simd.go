@@ -74,6 +74,9 @@ func init() {
 		if hasAVX512BF16() {
 			avx512.bf16 = microBF16AVX512
 		}
+		if hasAMX() {
+			avx512.amx = amxTileAsm
+		}
 		register(avx512)
 	}
 }
