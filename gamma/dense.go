@@ -6,24 +6,65 @@ import (
 	"github.com/gammae/gammae/internal/kernel"
 )
 
-// Training against every entity (Objective "all", 1-vs-all scoring): each
-// query row's distances to all N entities are matrix products of the
-// rows' [α; β] with the entity features (the split of SPEC section 4, as
-// ScoreAll takes it), and so are their gradients: Backward's feature
-// gradients of every entity are Gᵀ·[α; β] and the queries' G·f, for G the
-// distances' gradient. A row's candidates are column 0, its positive (as
-// in the sampled objectives), then columns 1…N, entity e at 1 + e.
+// Training against a candidate set common to the batch (the dense
+// objectives): every entity (Objective "all", 1-vs-all scoring), or the
+// batch's positives and its shared negatives (Objective "shared"). Each
+// query row's distances to the U candidates are matrix products of the
+// rows' [α; β] with the candidates' features (the split of SPEC section 4,
+// as ScoreAll takes it), and so are their gradients: Backward's feature
+// gradients of every candidate are Gᵀ·[α; β] and the queries' G·f, for G
+// the distances' gradient. A row's columns are 0, its positive (as in the
+// sampled objectives), then 1…U, candidate uniq[i] at 1 + i.
 
-// denseForward sets every run's distances to all entities.
-func (w *Workspace[T]) denseForward() {
+// denseCandidates sets the candidates (uniq, ascending), each row's
+// positive among them (posCol) and the columns per row.
+func (w *Workspace[T]) denseCandidates(b *Batch) {
 	m, t := w.m, &w.train
-	n, d, cols := m.cfg.Entities, m.cfg.Dim, t.cols
-	if len(t.uniq) != n {
-		t.uniq = make([]int32, n)
-		for i := range t.uniq {
-			t.uniq[i] = int32(i)
+	n := m.cfg.Entities
+	t.posCol = grow(t.posCol, len(b.Positive))
+	if b.Objective.Kind == "all" {
+		if len(t.uniq) != n || t.uniq[n-1] != int32(n-1) {
+			t.uniq = t.uniq[:0]
+			for e := range n {
+				t.uniq = append(t.uniq, int32(e))
+			}
+		}
+		copy(t.posCol, b.Positive)
+		t.cols = n + 1
+		return
+	}
+	if len(t.mark) != n {
+		t.mark = make([]int32, n)
+		for i := range t.mark {
+			t.mark[i] = -1
 		}
 	}
+	for _, ids := range [][]int32{b.Positive, b.Shared} {
+		for _, e := range ids {
+			t.mark[e] = 0
+		}
+	}
+	// Ascending, as the sampled path's candidates: a pass over the marks.
+	t.uniq = t.uniq[:0]
+	for e, v := range t.mark {
+		if v == 0 {
+			t.mark[e] = int32(len(t.uniq))
+			t.uniq = append(t.uniq, int32(e))
+		}
+	}
+	for r, e := range b.Positive {
+		t.posCol[r] = t.mark[e]
+	}
+	for _, e := range t.uniq {
+		t.mark[e] = -1
+	}
+	t.cols = len(t.uniq) + 1
+}
+
+// denseForward sets every run's distances to the candidates.
+func (w *Workspace[T]) denseForward() {
+	m, t := w.m, &w.train
+	d, cols, n := m.cfg.Dim, t.cols, len(t.uniq)
 	t.feat, t.ent = grow(t.feat, n*2*d), grow(t.ent, n)
 	m.features(t.uniq, t.feat, t.ent, &t.part, nil)
 	for _, r := range t.runs {
@@ -39,16 +80,16 @@ func (w *Workspace[T]) denseForward() {
 					for e, ent := range t.ent {
 						row[1+e] += ent + q
 					}
-					row[0] = row[1+int(t.positive[s.row0+b])]
+					row[0] = row[1+int(t.posCol[s.row0+b])]
 				}
 			})
 		}
 	}
 }
 
-// rowLossAll is rowLoss for Objective "all": −log softmax(l/T) at the
-// positive over the N entities (columns 1…N); column 0, the positive
-// again, carries the −1 of the target.
+// rowLossAll is rowLoss for the dense objectives: −log softmax(l/T) at
+// the positive over the U candidates (columns 1…U); column 0, the
+// positive again, carries the −1 of the target.
 func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	tau := t.objective.temperature()
 	top := l[1]
@@ -76,13 +117,14 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	t.neg[r] = t.pos[r]
 }
 
-// denseBackward is entityBackward for Objective "all": every entity's
-// feature gradient (and the queries' Σ g·f in the first accumulator
-// block) by products, then every entity row's gradient, written when
-// overwrite (and checked) or added.
-func (w *Workspace[T]) denseBackward(overwrite bool) {
+// denseBackward is entityBackward for the dense objectives: every
+// candidate's feature gradient (and the queries' Σ g·f in the first
+// accumulator block) by products, then every candidate row's gradient,
+// written when overwrite (and checked) or added; with stale, the rows of
+// the entities that are not candidates are set to zero.
+func (w *Workspace[T]) denseBackward(overwrite, stale bool) {
 	m, t := w.m, &w.train
-	n, d, cols := m.cfg.Entities, m.cfg.Dim, t.cols
+	d, cols, n := m.cfg.Dim, t.cols, len(t.uniq)
 	t.dfeat, t.dent = grow(t.dfeat, n*2*d), grow(t.dent, n)
 	clear(t.dfeat)
 	clear(t.dent)
@@ -106,7 +148,7 @@ func (w *Workspace[T]) denseBackward(overwrite bool) {
 					t.dent[e] += ge
 				}
 				// Column 0: the positive's distance once more.
-				p, g0 := int(t.positive[s.row0+b]), gr[0]
+				p, g0 := int(t.posCol[s.row0+b]), gr[0]
 				t.dent[p] += g0
 				kernel.Axpy(g0, v.a[b*d:(b+1)*d], t.dfeat[p*2*d:p*2*d+d])
 				kernel.Axpy(g0, v.b[b*d:(b+1)*d], t.dfeat[p*2*d+d:(p+1)*2*d])
@@ -118,19 +160,32 @@ func (w *Workspace[T]) denseBackward(overwrite bool) {
 	var bad [maxParts]bool
 	parallelFor(n, 64, func(part, lo, hi int) {
 		scratch := t.part[part][:4*d]
-		for e := lo; e < hi; e++ {
-			df, row := t.dfeat[e*2*d:(e+1)*2*d], tab[e*2*d:(e+1)*2*d]
+		for i := lo; i < hi; i++ {
+			e := int(t.uniq[i])
+			df, row := t.dfeat[i*2*d:(i+1)*2*d], tab[e*2*d:(e+1)*2*d]
 			if r32, ok := any(row).([]float32); ok {
 				df32 := any(df).([]float32)
-				kernel.GammaFeaturesGrad(df32[:d], df32[d:], r32[:d], r32[d:], float32(t.dent[e]), regMin, regMax)
+				kernel.GammaFeaturesGrad(df32[:d], df32[d:], r32[:d], r32[d:], float32(t.dent[i]), regMin, regMax)
 			} else {
-				gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], t.dent[e], scratch)
+				gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], t.dent[i], scratch)
 			}
 			if overwrite {
 				bad[part] = bad[part] || nonFinite(df)
 				copy(grad[e*2*d:(e+1)*2*d], df)
 			} else {
 				kernel.Axpy(1, df, grad[e*2*d:(e+1)*2*d])
+			}
+			if stale {
+				// The rows between the previous candidate and this one
+				// (and after the last).
+				prev := -1
+				if i > 0 {
+					prev = int(t.uniq[i-1])
+				}
+				clear(grad[(prev+1)*2*d : e*2*d])
+				if i == n-1 {
+					clear(grad[(e+1)*2*d:])
+				}
 			}
 		}
 	})

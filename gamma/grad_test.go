@@ -46,6 +46,12 @@ func randomBatch[T kernel.Float](t *testing.T, m *Model[T], shapes []string, row
 	return b
 }
 
+// shareNegatives turns b's per-row negatives into k shared by every row
+// (Objective "shared"), duplicates and positives among them as they fall.
+func shareNegatives(b *Batch, k int) {
+	b.Shared, b.Negative = b.Negative[:k], nil
+}
+
 // trainStep runs a training forward and backward pass of b on a new
 // workspace of m, from zeroed gradients, and returns the loss and a copy of
 // every gradient.
@@ -139,6 +145,8 @@ func TestGradients(t *testing.T) {
 		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "all"}},
 		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "all", Temperature: 3}},
 		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all"}},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "shared", Temperature: 2}},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {
@@ -151,6 +159,9 @@ func TestGradients(t *testing.T) {
 			}
 			b := randomBatch(t, m, c.shapes, 4, 4, rng)
 			b.Objective = c.obj
+			if c.obj.Kind == "shared" {
+				shareNegatives(b, 5)
+			}
 			if c.repeat {
 				for _, g := range b.Groups {
 					s := g.Program.Slots()

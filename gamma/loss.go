@@ -18,8 +18,10 @@ type Group struct {
 type Batch struct {
 	Groups    []Group
 	Positive  []int32   // one answer per row
-	Negative  []int32   // rows × Negatives non-answers
+	Negative  []int32   // rows × Negatives non-answers (none for Objective "shared")
 	Negatives int       // n ≥ 1
+	// Shared are negatives common to every row (Objective "shared" only).
+	Shared []int32
 	Weight    []float64 // subsampling weight per row, √(1/(4+|answers|))
 	// Objective is the loss of a row's logits; the zero value is the
 	// reference's (SPEC section 4).
@@ -34,9 +36,11 @@ type Objective struct {
 	// −logσ(−neg), halved), "adversarial" (the same with the negatives
 	// weighted by softmax(T·neg), held constant: self-adversarial
 	// sampling), "softmax" (cross-entropy of the positive against the
-	// row's candidates, logits divided by T) or "all" (cross-entropy of
+	// row's candidates, logits divided by T), "all" (cross-entropy of
 	// the positive against every entity, logits divided by T: 1-vs-all
-	// scoring, the batch's negatives unused; dense.go).
+	// scoring, the batch's negatives unused; dense.go) or "shared" (the
+	// same against the candidates the batch shares: its positives and
+	// Batch.Shared; dense.go).
 	Kind string `json:"kind,omitempty"`
 	// Temperature is T: the adversarial inverse temperature or the
 	// softmax temperature; 0 means 1.
@@ -46,15 +50,19 @@ type Objective struct {
 // Validate reports an unknown kind or a negative temperature.
 func (o Objective) Validate() error {
 	switch o.Kind {
-	case "", "sigmoid", "adversarial", "softmax", "all":
+	case "", "sigmoid", "adversarial", "softmax", "all", "shared":
 	default:
-		return fmt.Errorf("loss must be sigmoid, adversarial, softmax or all, got %q", o.Kind)
+		return fmt.Errorf("loss must be sigmoid, adversarial, softmax, all or shared, got %q", o.Kind)
 	}
 	if !(o.Temperature >= 0) || math.IsInf(o.Temperature, 0) {
 		return fmt.Errorf("loss temperature must be a finite number ≥ 0 (0: 1), got %g", o.Temperature)
 	}
 	return nil
 }
+
+// dense reports whether the objective scores by products with the
+// features of a candidate set common to the batch (dense.go).
+func (o Objective) dense() bool { return o.Kind == "all" || o.Kind == "shared" }
 
 func (o Objective) temperature() float64 {
 	if o.Temperature == 0 {
@@ -99,9 +107,8 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 	}
 	w.forward(t.runs, true, rng)
 	t.rows, t.cols, t.weight, t.objective = rows, b.Negatives+1, b.Weight, b.Objective
-	if b.Objective.Kind == "all" {
-		t.cols = m.cfg.Entities + 1
-		t.positive = b.Positive
+	if b.Objective.dense() {
+		w.denseCandidates(b)
 	}
 	d := m.cfg.Dim
 	k := 0
@@ -112,7 +119,7 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 		t.crows += len(r.prog.outputs) * r.rows
 	}
 	parts(&t.part, max(featureScratch(d), 2*d, 2*k))
-	if b.Objective.Kind == "all" {
+	if b.Objective.dense() {
 		w.queryTerms()
 		w.denseForward()
 	} else {
@@ -154,10 +161,15 @@ func (w *Workspace[T]) checkBatch(b *Batch) (int, error) {
 	switch {
 	case rows == 0:
 		return 0, fmt.Errorf("gamma: empty batch")
-	case b.Negatives < 1:
-		return 0, fmt.Errorf("gamma: batch has %d negatives per query, want ≥ 1", b.Negatives)
 	case len(b.Positive) != rows:
 		return 0, fmt.Errorf("gamma: batch has %d positives for %d rows", len(b.Positive), rows)
+	case b.Objective.Kind == "shared" && len(b.Shared) == 0:
+		return 0, fmt.Errorf("gamma: loss shared needs the batch's shared negatives")
+	case b.Objective.Kind == "shared" && len(b.Negative) != 0:
+		return 0, fmt.Errorf("gamma: loss shared takes its negatives from Batch.Shared, got %d per row", len(b.Negative)/rows)
+	case b.Objective.Kind == "shared":
+	case b.Negatives < 1:
+		return 0, fmt.Errorf("gamma: batch has %d negatives per query, want ≥ 1", b.Negatives)
 	case len(b.Negative) != rows*b.Negatives:
 		return 0, fmt.Errorf("gamma: batch has %d negatives for %d rows × %d", len(b.Negative), rows, b.Negatives)
 	case len(b.Weight) != rows:
@@ -166,7 +178,7 @@ func (w *Workspace[T]) checkBatch(b *Batch) (int, error) {
 	if err := b.Objective.Validate(); err != nil {
 		return 0, fmt.Errorf("gamma: %v", err)
 	}
-	for _, ids := range [][]int32{b.Positive, b.Negative} {
+	for _, ids := range [][]int32{b.Positive, b.Negative, b.Shared} {
 		for i, e := range ids {
 			if e < 0 || int(e) >= m.cfg.Entities {
 				return 0, fmt.Errorf("gamma: batch candidate %d: entity %d out of range [0, %d)", i, e, m.cfg.Entities)
@@ -190,7 +202,7 @@ func (t *trainState[T]) rowLoss(r int) {
 	dl := t.dlogits[r*t.cols : (r+1)*t.cols]
 	x := float64(l[0])
 	switch t.objective.Kind {
-	case "all":
+	case "all", "shared":
 		t.rowLossAll(wr, l, dl, r)
 		return
 	case "softmax":
@@ -283,8 +295,8 @@ func (w *Workspace[T]) Backward() error {
 	})
 	overwrite, stale := w.m.zeroGrads || w.m.staleEntity, w.m.staleEntity
 	w.m.zeroGrads, w.m.staleEntity = false, false
-	if t.objective.Kind == "all" {
-		w.denseBackward(overwrite)
+	if t.objective.dense() {
+		w.denseBackward(overwrite, stale)
 	} else {
 		w.entityBackward(overwrite, stale)
 	}

@@ -41,8 +41,8 @@ type trainState[T kernel.Float] struct {
 	crows           int     // component rows over the runs
 	weight          []float64
 	objective       Objective
-	positive        []int32          // the batch's positives (Objective "all")
-	dfeat, dent     []T              // Objective "all": every entity's feature gradients
+	posCol          []int32          // dense objectives: each row's positive as an index into uniq
+	dfeat, dent     []T              // dense objectives: the candidates' feature gradients
 	local           []int32          // rows × cols: candidate index into uniq
 	uniq            []int32          // distinct candidate entities
 	mark            []int32          // entity → index into uniq, or −1

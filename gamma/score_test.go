@@ -12,8 +12,59 @@ import (
 // back; and after a Backward the gradients are no longer known to be zero,
 // so a second one adds to them (twice the first, to rounding).
 func TestBackwardOverZeroedGrads(t *testing.T) {
-	for _, o := range []Objective{{}, {Kind: "all"}} {
+	for _, o := range []Objective{{}, {Kind: "all"}, {Kind: "shared"}} {
 		t.Run(o.Kind, func(t *testing.T) { backwardOverZeroedGrads(t, o) })
+	}
+}
+
+// TestSharedAllEntities: the shared objective with every entity shared
+// is the 1-vs-all objective, to the bit; with fewer, the entity rows that
+// are not candidates get no gradient (and stale ones are cleared).
+func TestSharedAllEntities(t *testing.T) {
+	_, m64, m, _ := twinModels(t, 60, 24, 40, 7)
+	b := randomBatch(t, m64, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 30, 8, rand.New(rand.NewPCG(3, 3)))
+	b.Objective = Objective{Kind: "all", Temperature: 2}
+	lAll, gAll := trainStep(t, m, b, nil)
+	every := make([]int32, m.cfg.Entities)
+	for e := range every {
+		every[e] = int32(len(every) - 1 - e) // any order, some twice
+	}
+	sb := *b
+	sb.Objective.Kind = "shared"
+	sb.Negative, sb.Shared = nil, append(every, 3, 5)
+	lShared, gShared := trainStep(t, m, &sb, nil)
+	if lAll != lShared {
+		t.Fatalf("loss %v with every entity shared, %v against all", lShared, lAll)
+	}
+	for i := range gAll {
+		for j, v := range gAll[i] {
+			if math.Float32bits(gShared[i][j]) != math.Float32bits(v) {
+				t.Fatalf("%s[%d]: %g with every entity shared, %g against all", m.params[i].Name, j, gShared[i][j], v)
+			}
+		}
+	}
+
+	// Three shared negatives: over a stale entity gradient the step gives
+	// the gradient it gives over zeroed ones (the rows of entities that
+	// are no candidate cleared, not added to).
+	sb.Shared = []int32{1, 2, 3}
+	_, want := trainStep(t, m, &sb, nil)
+	m.ZeroGrad()
+	for i, g := range m.Grads() {
+		if i == m.entity {
+			for j := range g.Data {
+				g.Data[j] = 7
+			}
+		}
+	}
+	m.EntityGradStale()
+	_, got, _ := stepFrom(t, m, &sb, nil)
+	for i := range want {
+		for j, v := range want[i] {
+			if math.Float32bits(got[i][j]) != math.Float32bits(v) {
+				t.Fatalf("%s[%d]: %g over a stale gradient, %g over a zeroed one", m.params[i].Name, j, got[i][j], v)
+			}
+		}
 	}
 }
 
@@ -21,6 +72,9 @@ func backwardOverZeroedGrads(t *testing.T, o Objective) {
 	_, m64, m, _ := twinModels(t, 60, 24, 40, 7)
 	b := randomBatch(t, m64, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 30, 8, rand.New(rand.NewPCG(7, 7)))
 	b.Objective = o
+	if o.Kind == "shared" {
+		shareNegatives(b, 20)
+	}
 	step := func() {
 		t.Helper()
 		ws := m.NewWorkspace()

@@ -23,11 +23,13 @@ type Part struct {
 
 // Batch is a training batch grouped by structure, in a fixed group order.
 // Positive, Negative and Weight are those of all parts in order (a part's
-// are slices of them), as gamma.Batch takes them.
+// are slices of them), as gamma.Batch takes them. With shared negatives,
+// Negative is empty and Shared holds the batch's.
 type Batch struct {
 	Parts    []*Part
 	Positive []int32
 	Negative []int32
+	Shared   []int32
 	Weight   []float64
 }
 
@@ -56,6 +58,11 @@ type Stream struct {
 	// refNegatives reproduces the reference code, whose exclusion of
 	// answers from the negatives never matches.
 	refNegatives bool
+	// SharedNegatives: each batch gets one set of negatives for all its
+	// rows (Batch.Shared; the loss "shared"), drawn uniformly from all
+	// entities (a row's answers among them are not excluded), instead of
+	// negatives per row.
+	SharedNegatives bool
 }
 
 // StreamState is where a stream is: its epoch and position in it.
@@ -127,9 +134,13 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 	}
 	// Group by structure in group order so batches are deterministic.
 	slices.SortStableFunc(picked, func(a, b ref) int { return int(a.group - b.group) })
+	perRow := s.negatives
+	if s.SharedNegatives {
+		perRow = 0
+	}
 	b := &Batch{
 		Positive: make([]int32, 0, n),
-		Negative: make([]int32, 0, n*s.negatives),
+		Negative: make([]int32, 0, n*perRow),
 		Weight:   make([]float64, 0, n),
 	}
 	for i := 0; i < len(picked); {
@@ -147,11 +158,19 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 			p.IDs = append(p.IDs, g.Row(row)...)
 			b.Positive = append(b.Positive, ans[rng.IntN(len(ans))])
 			b.Weight = append(b.Weight, math.Sqrt(1/(4+float64(len(ans)))))
-			b.Negative = s.appendNegatives(b.Negative, ans, rng)
+			if !s.SharedNegatives {
+				b.Negative = s.appendNegatives(b.Negative, ans, rng)
+			}
 		}
 		p.Positive, p.Negative, p.Weight = b.Positive[p0:], b.Negative[n0:], b.Weight[w0:]
 		b.Parts = append(b.Parts, p)
 		i = j
+	}
+	if s.SharedNegatives {
+		b.Shared = make([]int32, s.negatives)
+		for k := range b.Shared {
+			b.Shared[k] = int32(rng.IntN(s.entities))
+		}
 	}
 	return b
 }

@@ -33,8 +33,9 @@ type Config struct {
 	Batch     int     `json:"batch"`
 	Negatives int     `json:"negatives"`
 	// Loss is the objective of a row's logits: "" or "sigmoid" (the
-	// reference's), "adversarial", "softmax" or "all" (gamma.Objective;
-	// GammaE only), with LossTemperature its T (0: 1).
+	// reference's), "adversarial", "softmax", "all" or "shared"
+	// (gamma.Objective; GammaE only), with LossTemperature its T (0: 1).
+	// With "shared", Negatives is the number of negatives a batch shares.
 	Loss            string  `json:"loss,omitempty"`
 	LossTemperature float64 `json:"loss_temperature,omitempty"`
 	// AdamBeta2 and AdamEps replace Adam's β₂ (0.999) and ε (1e-8) when

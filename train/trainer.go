@@ -155,6 +155,11 @@ func (t *trainer) setup() error {
 	if len(sel.other) > 0 {
 		t.other = NewStream(sel.other, sel.otherW, n, t.cfg.Negatives, t.cfg.RefNegatives, t.cfg.Seed^0x07e)
 	}
+	for _, s := range []*Stream{t.path, t.other} {
+		if s != nil {
+			s.SharedNegatives = t.cfg.Loss == "shared"
+		}
+	}
 	if t.cfg.RefNegatives {
 		t.logf("train: reproducing the reference code: negatives may include answers (--ref-negatives)")
 	}
@@ -309,7 +314,7 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	if t.q != nil {
 		return t.stepQE(b, next)
 	}
-	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Weight: b.Weight, Objective: t.cfg.Objective()}
+	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Shared: b.Shared, Weight: b.Weight, Objective: t.cfg.Objective()}
 	for _, p := range b.Parts {
 		gb.Groups = append(gb.Groups, gamma.Group{Program: t.progs[p.Group], IDs: p.IDs})
 	}

@@ -159,3 +159,40 @@ func FuzzParseWeights(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamSharedNegatives: with shared negatives a batch has its
+// negatives once, in range, and no per-row ones; the queries and
+// positives drawn are those of a stream without them, and the same seed
+// gives the same batch.
+func TestStreamSharedNegatives(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	sel, err := selectGroups(&cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := d.KG.Entities.Len()
+	draw := func(shared bool) *Batch {
+		s := NewStream(sel.path, nil, n, 7, false, 1)
+		s.SharedNegatives = shared
+		return s.Next(16, rand.New(rand.NewPCG(3, 4)))
+	}
+	per, sh, again := draw(false), draw(true), draw(true)
+	if len(sh.Negative) != 0 || len(sh.Shared) != 7 {
+		t.Fatalf("shared stream: %d per-row negatives, %d shared; want 0 and 7", len(sh.Negative), len(sh.Shared))
+	}
+	if len(per.Shared) != 0 || len(per.Negative) != 7*per.Size() {
+		t.Fatalf("per-row stream: %d shared, %d negatives for %d rows", len(per.Shared), len(per.Negative), per.Size())
+	}
+	for _, e := range sh.Shared {
+		if e < 0 || int(e) >= n {
+			t.Fatalf("shared negative %d out of range [0, %d)", e, n)
+		}
+	}
+	if !slices.Equal(sh.Positive, again.Positive) || !slices.Equal(sh.Shared, again.Shared) {
+		t.Fatal("the same seed drew different batches")
+	}
+	if len(per.Parts) != len(sh.Parts) || !slices.Equal(per.Parts[0].Rows, sh.Parts[0].Rows) {
+		t.Fatal("sharing the negatives changed the queries drawn")
+	}
+}
