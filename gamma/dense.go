@@ -33,31 +33,11 @@ func (w *Workspace[T]) denseCandidates(b *Batch) {
 		t.cols = n + 1
 		return
 	}
-	if len(t.mark) != n {
-		t.mark = make([]int32, n)
-		for i := range t.mark {
-			t.mark[i] = -1
-		}
-	}
-	for _, ids := range [][]int32{b.Positive, b.Shared} {
-		for _, e := range ids {
-			t.mark[e] = 0
-		}
-	}
-	// Ascending, as the sampled path's candidates: a pass over the marks.
-	t.uniq = t.uniq[:0]
-	for e, v := range t.mark {
-		if v == 0 {
-			t.mark[e] = int32(len(t.uniq))
-			t.uniq = append(t.uniq, int32(e))
-		}
-	}
+	t.markCandidates(n, b.Positive, b.Shared)
 	for r, e := range b.Positive {
 		t.posCol[r] = t.mark[e]
 	}
-	for _, e := range t.uniq {
-		t.mark[e] = -1
-	}
+	t.unmark()
 	t.cols = len(t.uniq) + 1
 }
 

@@ -66,25 +66,8 @@ type trainState[T kernel.Float] struct {
 // maps every candidate to its index, and sorts the pairs by candidate.
 func (w *Workspace[T]) candidates(b *Batch) {
 	t := &w.train
-	if len(t.mark) != w.m.cfg.Entities {
-		t.mark = make([]int32, w.m.cfg.Entities)
-		for i := range t.mark {
-			t.mark[i] = -1
-		}
-	}
 	t.local = grow(t.local, t.rows*t.cols)
-	for _, ids := range [][]int32{b.Positive, b.Negative} {
-		for _, e := range ids {
-			t.mark[e] = 0
-		}
-	}
-	t.uniq = t.uniq[:0]
-	for e, v := range t.mark {
-		if v == 0 {
-			t.mark[e] = int32(len(t.uniq))
-			t.uniq = append(t.uniq, int32(e))
-		}
-	}
+	t.markCandidates(w.m.cfg.Entities, b.Positive, b.Negative)
 	n := b.Negatives
 	for r := 0; r < t.rows; r++ {
 		t.local[r*t.cols] = t.mark[b.Positive[r]]
@@ -92,9 +75,7 @@ func (w *Workspace[T]) candidates(b *Batch) {
 			t.local[r*t.cols+1+j] = t.mark[b.Negative[r*n+j]]
 		}
 	}
-	for _, e := range t.uniq {
-		t.mark[e] = -1
-	}
+	t.unmark()
 	// Counting sort of the pairs by candidate, in pair order within one.
 	nu := len(t.uniq)
 	t.start = grow(t.start, nu+1)
@@ -113,6 +94,36 @@ func (w *Workspace[T]) candidates(b *Batch) {
 	// Each start[u] moved to the end of u's pairs: shift back.
 	copy(t.start[1:], t.start[:nu])
 	t.start[0] = 0
+}
+
+// markCandidates sets uniq to the distinct entities of the sets in
+// ascending order (so the entity-side passes stream through the tables)
+// and mark[e] to e's index in it; unmark resets the marks to −1.
+func (t *trainState[T]) markCandidates(entities int, sets ...[]int32) {
+	if len(t.mark) != entities {
+		t.mark = make([]int32, entities)
+		for i := range t.mark {
+			t.mark[i] = -1
+		}
+	}
+	for _, ids := range sets {
+		for _, e := range ids {
+			t.mark[e] = 0
+		}
+	}
+	t.uniq = t.uniq[:0]
+	for e, v := range t.mark {
+		if v == 0 {
+			t.mark[e] = int32(len(t.uniq))
+			t.uniq = append(t.uniq, int32(e))
+		}
+	}
+}
+
+func (t *trainState[T]) unmark() {
+	for _, e := range t.uniq {
+		t.mark[e] = -1
+	}
 }
 
 // queryTerms sizes the runs' score buffers and sets the query-only terms

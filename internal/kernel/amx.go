@@ -30,8 +30,7 @@ func amxTileGo(kb int, a []uint32, lda int, b []uint32, c []float32, ldc int) {
 			var acc float32
 			for i := range kw {
 				wa, wb := a[r*lda+i], b[i*bf16Cols+j]
-				acc = ftz(acc + fromBF16(uint16(wa>>16))*fromBF16(uint16(wb>>16)))
-				acc = ftz(acc + fromBF16(uint16(wa))*fromBF16(uint16(wb)))
+				acc = dpbf16(acc, wa, wb)
 			}
 			c[r*ldc+j] = acc
 		}

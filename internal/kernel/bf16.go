@@ -320,12 +320,19 @@ func microBF16Go(kp int, a, b []uint32, c []float32, ldc int) {
 			var acc float32
 			for i := range kp {
 				wa, wb := a[i*bf16Rows+r], b[i*bf16Cols+j]
-				acc = ftz(acc + fromBF16(uint16(wa>>16))*fromBF16(uint16(wb>>16)))
-				acc = ftz(acc + fromBF16(uint16(wa))*fromBF16(uint16(wb)))
+				acc = dpbf16(acc, wa, wb)
 			}
 			c[r*ldc+j] = acc
 		}
 	}
+}
+
+// dpbf16 adds to acc the products of the word pairs wa and wb as
+// VDPBF16PS does: the high (odd) halves', then the low (even) halves', each
+// add rounded to float32 with denormals flushed.
+func dpbf16(acc float32, wa, wb uint32) float32 {
+	acc = ftz(acc + fromBF16(uint16(wa>>16))*fromBF16(uint16(wb>>16)))
+	return ftz(acc + fromBF16(uint16(wa))*fromBF16(uint16(wb)))
 }
 
 // HasBF16 reports whether bfloat16 products run on the CPU's AVX512-BF16
