@@ -156,16 +156,7 @@ func (w *Workspace[T]) denseBackward(overwrite, stale bool) {
 				kernel.Axpy(1, df, grad[e*2*d:(e+1)*2*d])
 			}
 			if stale {
-				// The rows between the previous candidate and this one
-				// (and after the last).
-				prev := -1
-				if i > 0 {
-					prev = int(t.uniq[i-1])
-				}
-				clear(grad[(prev+1)*2*d : e*2*d])
-				if i == n-1 {
-					clear(grad[(e+1)*2*d:])
-				}
+				t.clearGap(grad, i, 2*d)
 			}
 		}
 	})

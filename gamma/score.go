@@ -120,6 +120,20 @@ func (t *trainState[T]) markCandidates(entities int, sets ...[]int32) {
 	}
 }
 
+// clearGap zeroes the rows (of width w) of g between candidate uniq[i-1]
+// and uniq[i], and after the last candidate: the entities no candidate
+// reached, over a stale gradient.
+func (t *trainState[T]) clearGap(g []T, i, w int) {
+	e, prev := int(t.uniq[i]), -1
+	if i > 0 {
+		prev = int(t.uniq[i-1])
+	}
+	clear(g[(prev+1)*w : e*w])
+	if i == len(t.uniq)-1 {
+		clear(g[(e+1)*w:])
+	}
+}
+
 func (t *trainState[T]) unmark() {
 	for _, e := range t.uniq {
 		t.mark[e] = -1
@@ -318,16 +332,7 @@ func (w *Workspace[T]) entityBackward(overwrite, stale bool) {
 				// larger than it, and Adam reads it next from memory anyway.
 				kernel.CopyStream(g[id*2*d:(id+1)*2*d], df)
 				if stale {
-					// The rows between the previous candidate and this
-					// one (and after the last candidate).
-					prev := -1
-					if i > 0 {
-						prev = int(t.uniq[i-1])
-					}
-					clear(g[(prev+1)*2*d : id*2*d])
-					if i == nu-1 {
-						clear(g[(id+1)*2*d:])
-					}
+					t.clearGap(g, i, 2*d)
 				}
 			}
 			t.entityBad[blk] = bad
