@@ -31,6 +31,10 @@ type RunMeta struct {
 	Train json.RawMessage `json:"train"` // the trainer's configuration
 	// Config is a baseline's own model configuration (its package's Config).
 	Config json.RawMessage `json:"config,omitempty"`
+	// Hosts names the machines the run trained on, in order (the CPU and
+	// the kernels used; a resumed run may add one), so that its
+	// CPU-seconds can be read against the right processor.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 // ModelKind is the run's model kind, "gammae" for runs that record none.

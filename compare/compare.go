@@ -9,10 +9,14 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gammae/gammae/evaluate"
 	"github.com/gammae/gammae/metrics"
@@ -22,15 +26,20 @@ import (
 // paper's column names: "2u", "up") with the averages under "epfo" and
 // "neg"; Spearman and Pearson are by structure with "avg".
 type Row struct {
-	Name        string             `json:"name"`
-	Kind        string             `json:"kind,omitempty"`
-	Paper       bool               `json:"paper,omitempty"`       // published, not measured
-	Uncertainty string             `json:"uncertainty,omitempty"` // the size measure correlated
-	Queries     int                `json:"queries,omitempty"`
-	MRR         map[string]float64 `json:"mrr"`
-	Hits1       map[string]float64 `json:"hits1"`
-	Spearman    map[string]float64 `json:"spearman,omitempty"`
-	Pearson     map[string]float64 `json:"pearson,omitempty"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind,omitempty"`
+	Paper       bool   `json:"paper,omitempty"`       // published, not measured
+	Uncertainty string `json:"uncertainty,omitempty"` // the size measure correlated
+	Queries     int    `json:"queries,omitempty"`
+	// Iterations and CPUSeconds are the training behind the evaluated
+	// parameters (0 where unknown), Hosts the machines it ran on.
+	Iterations int                `json:"iterations,omitempty"`
+	CPUSeconds float64            `json:"cpu_seconds,omitempty"`
+	Hosts      []string           `json:"hosts,omitempty"`
+	MRR        map[string]float64 `json:"mrr"`
+	Hits1      map[string]float64 `json:"hits1"`
+	Spearman   map[string]float64 `json:"spearman,omitempty"`
+	Pearson    map[string]float64 `json:"pearson,omitempty"`
 }
 
 // Comparison is the rows of one dataset's queries of one split.
@@ -96,6 +105,7 @@ func (c *Comparison) tables() []table {
 // no uncertainty measure).
 func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
+	c.writeTraining(bw)
 	for _, t := range c.tables() {
 		if !c.has(t) {
 			continue
@@ -123,6 +133,29 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// writeTraining lists what each measured row's parameters cost, when any
+// row knows: results from different hosts compare per CPU-second.
+func (c *Comparison) writeTraining(bw *bufio.Writer) {
+	if !slices.ContainsFunc(c.Rows, func(r Row) bool { return r.Iterations > 0 }) {
+		return
+	}
+	bw.WriteString("Training behind each row\n\n| model | iterations | CPU-s | host |\n|---|---:|---:|---|\n")
+	for _, r := range c.Rows {
+		if r.Paper {
+			continue
+		}
+		it, cpu := "–", "–"
+		if r.Iterations > 0 {
+			it = strconv.Itoa(r.Iterations)
+		}
+		if r.CPUSeconds > 0 {
+			cpu = strconv.FormatFloat(r.CPUSeconds, 'f', max(0, 2-int(math.Log10(r.CPUSeconds))), 64)
+		}
+		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", r.Name, it, cpu, cmp.Or(strings.Join(r.Hosts, " + "), "–"))
+	}
+	bw.WriteString("\n")
 }
 
 func (r Row) label() string {
@@ -183,7 +216,50 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 				cw.Write([]string{c.Dataset, r.Name, r.Kind, strconv.FormatBool(r.Paper), m.name, k, strconv.FormatFloat(v, 'g', 6, 64)})
 			}
 		}
+		if r.Iterations > 0 {
+			cw.Write([]string{c.Dataset, r.Name, r.Kind, "false", "iterations", "", strconv.Itoa(r.Iterations)})
+		}
+		if r.CPUSeconds > 0 {
+			cw.Write([]string{c.Dataset, r.Name, r.Kind, "false", "cpu_seconds", "", strconv.FormatFloat(r.CPUSeconds, 'g', 6, 64)})
+		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ReadFile reads a comparison that WriteJSON-style output (compare --json)
+// holds.
+func ReadFile(path string) (*Comparison, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c Comparison
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: not a comparison (compare --json): %v", path, err)
+	}
+	if c.Dataset == "" || c.Rows == nil {
+		return nil, fmt.Errorf("%s: not a comparison (compare --json): no dataset or rows", path)
+	}
+	for i, r := range c.Rows {
+		if r.Name == "" || r.MRR == nil {
+			return nil, fmt.Errorf("%s: row %d has no name or no MRR", path, i+1)
+		}
+	}
+	return &c, nil
+}
+
+// Merge appends the measured rows of o, an earlier comparison (its paper
+// rows are left out: --paper adds them once). The two must be of the same
+// dataset's same split; what a row evaluated on is its own (Queries).
+func (c *Comparison) Merge(o *Comparison, from string) error {
+	if o.Dataset != c.Dataset || cmp.Or(o.Split, "test") != cmp.Or(c.Split, "test") {
+		return fmt.Errorf("%s compares %s %s queries, not %s %s", from, o.Dataset, cmp.Or(o.Split, "test"), c.Dataset, cmp.Or(c.Split, "test"))
+	}
+	for _, r := range o.Rows {
+		if !r.Paper {
+			c.Rows = append(c.Rows, r)
+		}
+	}
+	return nil
 }

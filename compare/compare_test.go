@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,5 +63,57 @@ func TestComparison(t *testing.T) {
 	}
 	if _, err := Paper("wn18rr"); err == nil {
 		t.Error("Paper(wn18rr): no error")
+	}
+}
+
+// A comparison written as JSON reads back, merges its measured rows into
+// another of the same queries, and refuses one of other queries.
+func TestReadMerge(t *testing.T) {
+	row := FromReport("runs/betae", "betae", "differential entropy", report())
+	row.Iterations, row.CPUSeconds, row.Hosts = 4000, 7123.4, []string{"AMD EPYC (family 25 model 17); avx512"}
+	paper, _ := Paper("fb15k-237")
+	old := &Comparison{Dataset: "fb237.gqd", Rows: append([]Row{row}, paper...)}
+	path := filepath.Join(t.TempDir(), "cmp.json")
+	b, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Comparison{Dataset: "fb237.gqd", Split: "test", Rows: []Row{FromReport("runs/gqe", "gqe", "", report())}}
+	if err := c.Merge(got, path); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 2 || c.Rows[1].Name != "runs/betae" || c.Rows[1].MRR["1p"] != 50 {
+		t.Fatalf("merged rows %+v, want gqe then betae (paper rows left out)", c.Rows)
+	}
+	var md bytes.Buffer
+	if err := c.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| runs/betae | 4000 | 7123 | AMD EPYC (family 25 model 17); avx512 |", "| runs/gqe | – | – | – |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var csv bytes.Buffer
+	if err := c.WriteCSV(&csv); err != nil || !strings.Contains(csv.String(), "fb237.gqd,runs/betae,betae,false,cpu_seconds,,7123.4\n") {
+		t.Errorf("csv (%v):\n%s", err, csv.String())
+	}
+	if err := (&Comparison{Dataset: "fb237.gqd", Split: "valid"}).Merge(got, path); err == nil || !strings.Contains(err.Error(), "compares fb237.gqd test queries, not fb237.gqd valid") {
+		t.Errorf("merge of another split: %v", err)
+	}
+	for _, bad := range []string{`{"rows": []}`, `[1, 2]`, `{"dataset": "x", "rows": [{"mrr": {}}]}`} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("ReadFile(%s): %v, want an error naming the file", bad, err)
+		}
 	}
 }

@@ -17,12 +17,12 @@ type Group struct {
 // the first group's rows, then the second's, and so on.
 type Batch struct {
 	Groups    []Group
-	Positive  []int32   // one answer per row
-	Negative  []int32   // rows × Negatives non-answers (none for Objective "shared")
-	Negatives int       // n ≥ 1
+	Positive  []int32 // one answer per row
+	Negative  []int32 // rows × Negatives non-answers (none for Objective "shared")
+	Negatives int     // n ≥ 1
 	// Shared are negatives common to every row (Objective "shared" only).
 	Shared []int32
-	Weight    []float64 // subsampling weight per row, √(1/(4+|answers|))
+	Weight []float64 // subsampling weight per row, √(1/(4+|answers|))
 	// Objective is the loss of a row's logits; the zero value is the
 	// reference's (SPEC section 4).
 	Objective Objective

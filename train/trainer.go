@@ -32,9 +32,12 @@ type Options struct {
 	Dir         string // run directory; "" writes nothing (benchmarks)
 	DatasetPath string // recorded in the run's config.json
 	Resume      bool   // continue the run in Dir
-	Progress    io.Writer
-	IsTerminal  bool
-	Validate    ValidateFunc // nil: no periodic validation
+	// Host names this machine (processor and kernels), added to the
+	// run's config.json hosts when new.
+	Host       string
+	Progress   io.Writer
+	IsTerminal bool
+	Validate   ValidateFunc // nil: no periodic validation
 	// ValidateModel and NewModel serve RunModel (baselines): the periodic
 	// validation, and the registry's constructor for --resume.
 	ValidateModel ModelValidateFunc
@@ -225,6 +228,14 @@ func (t *trainer) openDir(meta *checkpoint.RunMeta) error {
 			return err
 		}
 		meta.Train, _ = json.Marshal(t.cfg)
+		if t.opts.Resume {
+			if old, err := checkpoint.ReadRunMeta(t.opts.Dir); err == nil {
+				meta.Hosts = old.Hosts
+			}
+		}
+		if t.opts.Host != "" && !slices.Contains(meta.Hosts, t.opts.Host) {
+			meta.Hosts = append(meta.Hosts, t.opts.Host)
+		}
 		if err := checkpoint.WriteRunMeta(t.opts.Dir, meta); err != nil {
 			return err
 		}

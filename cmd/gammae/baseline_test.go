@@ -60,6 +60,21 @@ func TestBaselinesEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "| GQE "+runs[0]) || !strings.Contains(out, "| ConE "+runs[3]+" (cone size) |") || !strings.Contains(out, "| BetaE (paper) |") {
 		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
 	}
+	// A table kept as JSON takes a new run without evaluating its rows again.
+	cmpJSON := filepath.Join(dir, "cmp.json")
+	if code, out, errs := runCmd(t, "compare", "--quiet", "--json", cmpJSON, runs[0], runs[1]); code != 0 || !strings.Contains(out, "Training behind each row") {
+		t.Errorf("compare --json: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCmd(t, "compare", "--quiet", "--paper", "fb15k-237", cmpJSON, runs[3])
+	if code != 0 || strings.Index(out, "| GQE "+runs[0]) > strings.Index(out, "| ConE "+runs[3]+" (cone size) |") || strings.Count(out, "| GQE (paper) |") != 2 || !strings.Contains(out, "| GQE "+runs[0]+" | 2 | 0.") {
+		t.Errorf("compare cmp.json RUN: exit %d, want the file's rows, then the run's, then the paper's once per table\n%s%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(runs[0], "config.json")); err != nil || !strings.Contains(string(b), `"hosts"`) {
+		t.Errorf("config.json names no host (%v):\n%s", err, b)
+	}
+	if code, out, errs := runCmd(t, "compare", "--quiet", "--split", "valid", cmpJSON, runs[2]); code == 0 || !strings.Contains(errs, "compares tiny.gqd test queries, not tiny.gqd valid") {
+		t.Errorf("compare of a test table with valid queries: exit %d\n%s%s", code, out, errs)
+	}
 	if code, out, errs := runCmd(t, "compare", "--quiet", "--split", "valid", runs[2]); code != 0 || !strings.Contains(out, "tiny.gqd valid queries") {
 		t.Errorf("compare --split valid: exit %d, want its tables titled for the valid queries\n%s%s", code, out, errs)
 	}

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/compare"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/evaluate"
+	"github.com/gammae/gammae/plot"
 	"github.com/gammae/gammae/progress"
 	"github.com/gammae/gammae/registry"
 )
@@ -24,12 +29,14 @@ type compareOptions struct {
 func init() {
 	register(&command{
 		Name:    "compare",
-		Args:    "RUN...",
-		Summary: "Evaluate several runs (any model kinds) on the same test queries and print the paper's tables with a row per model.",
+		Args:    "RUN|COMPARISON.json...",
+		Summary: "Evaluate several runs (any model kinds) on the same test queries and print the paper's tables with a row per model; rows of earlier comparisons (--json files) are added as they are.",
 		Examples: `  # GammaE against the four baselines trained on the same data, with the paper's rows:
   gammae compare --paper fb15k-237 runs/gammae runs/gqe runs/q2b runs/betae runs/cone
   # Files for a paper or a spreadsheet:
   gammae compare --json cmp.json --csv cmp.csv runs/gammae runs/betae
+  # Add a new run to an earlier table without evaluating its runs again:
+  gammae compare --json all.json cmp.json runs/cone
   # A quick look on 500 validation queries per structure:
   gammae compare --split valid --per-structure 500 runs/*`,
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -53,7 +60,7 @@ func init() {
 	})
 }
 
-func runCompare(ctx context.Context, e *env, c *compareOptions, runs []string) error {
+func runCompare(ctx context.Context, e *env, c *compareOptions, args []string) error {
 	var paper []compare.Row
 	if c.paper != "" {
 		var err error
@@ -61,78 +68,146 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, runs []string) e
 			return fmt.Errorf("--paper: %v", err)
 		}
 	}
-	models := make([]*loadedModel, len(runs))
-	for i, r := range runs {
-		lm, err := openModel(r, !c.last, e.stderr)
+	// Arguments are runs (or model files) to evaluate and earlier
+	// comparisons (--json files) whose rows are taken as they are.
+	models := make([]*loadedModel, len(args))
+	earlier := make([]*compare.Comparison, len(args))
+	var first *loadedModel
+	for i, a := range args {
+		var err error
+		if isComparisonFile(a) {
+			earlier[i], err = compare.ReadFile(a)
+		} else {
+			models[i], err = openModel(a, !c.last, e.stderr)
+			first = cmp.Or(first, models[i])
+		}
 		if err != nil {
 			return err
 		}
-		models[i] = lm
 	}
-	dataPath := c.data
-	if dataPath == "" {
-		if models[0].meta == nil || models[0].meta.Dataset == "" {
-			return errors.New("no --data given, and the first model is not a run directory that names its dataset")
+	cmpn := &compare.Comparison{Split: c.split}
+	var split *dataset.Split
+	if first != nil {
+		dataPath := c.data
+		if dataPath == "" {
+			if first.meta == nil || first.meta.Dataset == "" {
+				return errors.New("no --data given, and the first model is not a run directory that names its dataset")
+			}
+			dataPath = first.meta.Dataset
 		}
-		dataPath = models[0].meta.Dataset
-	}
-	d, _, err := dataset.Open(ctx, dataPath, dataset.SourceAuto, dataset.ImportOptions{Log: e.stderr})
-	if err != nil {
-		return err
-	}
-	split := &d.Test
-	switch c.split {
-	case "test":
-	case "valid":
-		split = &d.Valid
-	default:
-		return fmt.Errorf("--split %q: want test or valid", c.split)
-	}
-	if len(split.Groups) == 0 {
-		return fmt.Errorf("%s has no %s queries", dataPath, c.split)
-	}
-	cmp := &compare.Comparison{Dataset: filepath.Base(filepath.Clean(dataPath)), Split: c.split}
-	for i, lm := range models {
-		if err := lm.checkGraph(d.KG, dataPath); err != nil {
+		d, _, err := dataset.Open(ctx, dataPath, dataset.SourceAuto, dataset.ImportOptions{Log: e.stderr})
+		if err != nil {
 			return err
 		}
-		o := c.o
-		o.Uncertainty = true
-		var rep *progress.Reporter
-		if !c.quiet {
-			o.Progress = func(done, total int) {
-				if rep == nil {
-					rep = progress.New(progress.Config{Out: e.stderr, IsTerminal: isTerminal(e.stderr), Label: lm.title, Unit: "queries", Total: int64(total)})
+		switch c.split {
+		case "test":
+			split = &d.Test
+		case "valid":
+			split = &d.Valid
+		default:
+			return fmt.Errorf("--split %q: want test or valid", c.split)
+		}
+		if len(split.Groups) == 0 {
+			return fmt.Errorf("%s has no %s queries", dataPath, c.split)
+		}
+		cmpn.Dataset = filepath.Base(filepath.Clean(dataPath))
+		for i, lm := range models {
+			if lm != nil {
+				if err := lm.checkGraph(d.KG, dataPath); err != nil {
+					return fmt.Errorf("%s: %v", args[i], err)
 				}
-				rep.Set(int64(done))
 			}
 		}
-		r, err := evaluateModel(ctx, lm, split, o)
-		if rep != nil {
-			rep.Close()
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %v", runs[i], err)
-		}
-		cmp.Rows = append(cmp.Rows, compare.FromReport(fmt.Sprintf("%s %s", lm.title, runs[i]), lm.kind, measureOf(lm.kind), r))
 	}
-	cmp.Rows = append(cmp.Rows, paper...)
-	if err := cmp.WriteMarkdown(e.stdout); err != nil {
+	for i, lm := range models {
+		if lm == nil {
+			if cmpn.Dataset == "" {
+				cmpn.Dataset = earlier[i].Dataset
+			}
+			if err := cmpn.Merge(earlier[i], args[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		row, err := c.evaluate(ctx, e, lm, split, args[i])
+		if err != nil {
+			return err
+		}
+		cmpn.Rows = append(cmpn.Rows, row)
+	}
+	cmpn.Rows = append(cmpn.Rows, paper...)
+	if err := cmpn.WriteMarkdown(e.stdout); err != nil {
 		return err
 	}
 	if c.jsonPath != "" {
-		if err := writeJSON(c.jsonPath, cmp); err != nil {
+		if err := writeJSON(c.jsonPath, cmpn); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", c.jsonPath)
 	}
 	if c.csvPath != "" {
-		if err := writeCSVFile(c.csvPath, cmp.WriteCSV); err != nil {
+		if err := writeCSVFile(c.csvPath, cmpn.WriteCSV); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", c.csvPath)
 	}
 	return nil
+}
+
+// evaluate scores one model on split: its row, with the training behind
+// its parameters where the run recorded it.
+func (c *compareOptions) evaluate(ctx context.Context, e *env, lm *loadedModel, split *dataset.Split, arg string) (compare.Row, error) {
+	o := c.o
+	o.Uncertainty = true
+	var rep *progress.Reporter
+	if !c.quiet {
+		o.Progress = func(done, total int) {
+			if rep == nil {
+				rep = progress.New(progress.Config{Out: e.stderr, IsTerminal: isTerminal(e.stderr), Label: lm.title, Unit: "queries", Total: int64(total)})
+			}
+			rep.Set(int64(done))
+		}
+	}
+	r, err := evaluateModel(ctx, lm, split, o)
+	if rep != nil {
+		rep.Close()
+	}
+	if err != nil {
+		return compare.Row{}, fmt.Errorf("%s: %v", arg, err)
+	}
+	row := compare.FromReport(fmt.Sprintf("%s %s", lm.title, arg), lm.kind, measureOf(lm.kind), r)
+	row.Iterations = int(lm.steps)
+	if lm.meta != nil {
+		row.Hosts = lm.meta.Hosts
+		row.CPUSeconds = cpuAt(filepath.Dir(lm.file), row.Iterations)
+	}
+	return row, nil
+}
+
+// cpuAt is the training CPU-seconds a run's log records at iteration it, 0
+// when it records none.
+func cpuAt(run string, it int) float64 {
+	l, err := plot.ReadLogFile(filepath.Join(run, checkpoint.LogFile))
+	if err != nil || it <= 0 {
+		return 0
+	}
+	s := l.Get("cpu")
+	if s == nil {
+		return 0
+	}
+	for i, x := range s.X {
+		if int(x) == it {
+			return s.Y[i]
+		}
+	}
+	return 0
+}
+
+// isComparisonFile reports whether a compare argument is an earlier
+// comparison (a .json file) rather than a run or model file.
+func isComparisonFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && strings.EqualFold(filepath.Ext(path), ".json")
 }
 
 // measureOf names a kind's uncertainty measure.

@@ -123,7 +123,7 @@ func runDemo(ctx context.Context, e *env, o *demoOptions) error {
 	cfg.ValidEvery = 0
 	runDir := filepath.Join(o.out, "run")
 	say("== 3. Training GammaE (d=%d, h=%d, L=%d, union=%s) for %g minutes", cfg.Dim, cfg.Hidden, cfg.Layers, cfg.Union, o.minutes)
-	sum, err := train.Run(ctx, cfg, d, train.Options{Dir: runDir, DatasetPath: absPath(dataPath), Progress: e.stderr, IsTerminal: tty})
+	sum, err := train.Run(ctx, cfg, d, train.Options{Dir: runDir, DatasetPath: absPath(dataPath), Host: hostName(), Progress: e.stderr, IsTerminal: tty})
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 		defer stop()
 	}
 	tty := progress.IsTerminal(os.Stderr) && e.stderr == os.Stderr
-	opts := train.Options{Dir: o.out, DatasetPath: absPath(o.data), Resume: o.resume, Progress: e.stderr, IsTerminal: tty}
+	opts := train.Options{Dir: o.out, DatasetPath: absPath(o.data), Resume: o.resume, Host: hostName(), Progress: e.stderr, IsTerminal: tty}
 	run := func(ctx context.Context, cfg train.Config, opts train.Options) (*train.Summary, error) {
 		return train.Run(ctx, cfg, d, opts)
 	}
@@ -297,6 +297,13 @@ type benchReport struct {
 	Steal float64 `json:"steal"`
 	// Kernels names the instruction-set level and bf16 engine in use.
 	Kernels string `json:"kernels"`
+	Host    string `json:"host,omitempty"` // the processor, from /proc/cpuinfo
+}
+
+// hostName names this machine for a run's record: its processor and the
+// kernels gammae runs on it.
+func hostName() string {
+	return strings.TrimPrefix(cputime.CPUModel()+"; ", "; ") + kernel.Describe()
 }
 
 // benchTrain times iterations of cfg on d without writing anything but
@@ -329,7 +336,7 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n 
 	}
 	r := benchReport{Dim: cfg.Dim, Hidden: cfg.Hidden, Layers: cfg.Layers, Batch: cfg.Batch, Negatives: cfg.Negatives,
 		Threads: runtime.GOMAXPROCS(0), Iterations: n, Seconds: time.Since(start).Seconds() / float64(n), Each: each, Steal: -1,
-		Kernels: kernel.Describe()}
+		Kernels: kernel.Describe(), Host: cputime.CPUModel()}
 	if c := cputime.Process() - cpu0; c > 0 {
 		r.CPUSeconds = c.Seconds() / float64(n)
 	}
@@ -351,6 +358,9 @@ func benchTrain(ctx context.Context, e *env, cfg train.Config, run trainFunc, n 
 		fmt.Fprintf(e.stdout, "  per iteration: fastest %.3f s, median %.3f s, slowest %.3f s\n", sorted[0], r.Median, sorted[len(sorted)-1])
 	}
 	fmt.Fprintf(e.stdout, "  kernels: %s\n", r.Kernels)
+	if r.Host != "" {
+		fmt.Fprintf(e.stdout, "  host: %s\n", r.Host)
+	}
 	if r.Steal >= 0 {
 		// On a virtual machine other guests' work shows as steal: time
 		// this one wanted the CPUs and the hypervisor ran someone else.

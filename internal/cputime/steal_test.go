@@ -63,3 +63,16 @@ func FuzzParseStat(f *testing.F) {
 		}
 	})
 }
+
+func TestParseCPUInfo(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC   Processor\n\nprocessor\t: 1\nmodel name\t: other\n", "AMD EPYC Processor (family 25 model 17)"},
+		{"model name\t: Intel(R) Xeon(R) Platinum 8480+\n", "Intel(R) Xeon(R) Platinum 8480+"},
+		{"processor : 0\nBogoMIPS : 50\n", ""},
+		{"", ""},
+	} {
+		if got := ParseCPUInfo([]byte(tc.in)); got != tc.want {
+			t.Errorf("ParseCPUInfo(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
