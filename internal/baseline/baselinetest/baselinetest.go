@@ -258,6 +258,7 @@ func Batching(t *testing.T, m qe.Model, structures []string, entities, relations
 	if math.Abs(l.Loss-want) > 1e-9*math.Max(1, math.Abs(want)) {
 		t.Errorf("batch loss %.12g, weighted mean of the examples' %.12g", l.Loss, want)
 	}
+	repeatable(t, m, batch, l, grads)
 	for i := range grads {
 		for j, v := range grads[i].Data {
 			if w := wantGrads[i].Data[j]; math.Abs(v-w) > 1e-9*math.Max(1, math.Abs(w)) {
@@ -283,6 +284,10 @@ func Products32(t *testing.T, exact, fast qe.Model, structures []string, entitie
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := fast.Gradient(batch[:1], qe.LikeParams(fast.Params())); err != nil {
+		t.Fatal(err)
+	}
+	repeatable(t, fast, batch, l32, g32)
 	if l64.Loss == l32.Loss {
 		t.Error("the same loss to the last bit: the float32 products were not used")
 	}
@@ -363,5 +368,28 @@ func BatchScores(t *testing.T, m qe.Model, tol float64, structures []string, ent
 	}
 	if err := bs.ScoresBatch([]query.Node{Random("1p", entities, relations, rng), Random("2p", entities, relations, rng)}, make([]float64, 2*entities)); err == nil {
 		t.Error("a batch of two structures was accepted")
+	}
+}
+
+// repeatable checks that the batch's loss and gradient, computed again
+// after other batches (the tapes and their memory are kept between
+// calls), are the same to the bit.
+func repeatable(t *testing.T, m qe.Model, batch []qe.Example, l qe.Loss, grads []qe.Tensor) {
+	t.Helper()
+	again := qe.LikeParams(m.Params())
+	la, err := m.Gradient(batch, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la.Loss != l.Loss {
+		t.Errorf("the same batch again: loss %.17g, first %.17g", la.Loss, l.Loss)
+	}
+	for i := range grads {
+		for j, v := range again[i].Data {
+			if v != grads[i].Data[j] {
+				t.Errorf("the same batch again: d loss / d %s[%d] = %.17g, first %.17g", grads[i].Name, j, v, grads[i].Data[j])
+				break
+			}
+		}
 	}
 }
