@@ -99,16 +99,8 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, args []string) e
 		if err != nil {
 			return err
 		}
-		switch c.split {
-		case "test":
-			split = &d.Test
-		case "valid":
-			split = &d.Valid
-		default:
-			return fmt.Errorf("--split %q: want test or valid", c.split)
-		}
-		if len(split.Groups) == 0 {
-			return fmt.Errorf("%s has no %s queries", dataPath, c.split)
+		if split, err = splitOf(d, c.split, dataPath); err != nil {
+			return err
 		}
 		cmpn.Dataset = filepath.Base(filepath.Clean(dataPath))
 		for i, lm := range models {

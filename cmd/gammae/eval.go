@@ -126,17 +126,9 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if err := lm.checkGraph(d.KG, dataPath); err != nil {
 		return err
 	}
-	var split *dataset.Split
-	switch v.split {
-	case "test":
-		split = &d.Test
-	case "valid":
-		split = &d.Valid
-	default:
-		return fmt.Errorf("--split %q: want test or valid", v.split)
-	}
-	if len(split.Groups) == 0 {
-		return fmt.Errorf("%s has no %s queries", dataPath, v.split)
+	split, err := splitOf(d, v.split, dataPath)
+	if err != nil {
+		return err
 	}
 
 	var rep *progress.Reporter
@@ -217,4 +209,22 @@ func writeCSVFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return checkpoint.WriteFileAtomic(path, b.Bytes())
+}
+
+// splitOf is the --split a command evaluates: test or valid queries of d
+// (read from path), an error when it has none.
+func splitOf(d *dataset.Dataset, name, path string) (*dataset.Split, error) {
+	var split *dataset.Split
+	switch name {
+	case "test":
+		split = &d.Test
+	case "valid":
+		split = &d.Valid
+	default:
+		return nil, fmt.Errorf("--split %q: want test or valid", name)
+	}
+	if len(split.Groups) == 0 {
+		return nil, fmt.Errorf("%s has no %s queries", path, name)
+	}
+	return split, nil
 }
