@@ -227,8 +227,7 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// ReadFile reads a comparison that WriteJSON-style output (compare --json)
-// holds.
+// ReadFile reads a comparison written as JSON (gammae compare --json).
 func ReadFile(path string) (*Comparison, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -303,7 +303,10 @@ type benchReport struct {
 // hostName names this machine for a run's record: its processor and the
 // kernels gammae runs on it.
 func hostName() string {
-	return strings.TrimPrefix(cputime.CPUModel()+"; ", "; ") + kernel.Describe()
+	if cpu := cputime.CPUModel(); cpu != "" {
+		return cpu + "; " + kernel.Describe()
+	}
+	return kernel.Describe()
 }
 
 // benchTrain times iterations of cfg on d without writing anything but
