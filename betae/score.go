@@ -27,10 +27,11 @@ type features struct {
 
 // cache holds the features of the current parameters: exact (float64)
 // for scoring and the checks, and from the float32 kernels for training
-// with float32 products.
+// with float32 products; slabs recycles their arrays from step to step.
 type cache struct {
 	mu          sync.Mutex
 	exact, fast *features
+	slabs       baseline.Slabs
 }
 
 // reg is the regulariser clamp(x + 1, 0.05, 1e9) (NaN stays NaN).
@@ -57,7 +58,8 @@ func (n *Net) features(fast, grad bool) *features {
 		return f
 	}
 	N, d := n.cfg.Entities, n.cfg.Dim
-	a, b, s := make([]float64, N*d), make([]float64, N*d), make([]float64, N*d)
+	get := func() []float64 { return n.cache.slabs.Get(N * d) }
+	a, b, s := get(), get(), get()
 	baseline.Range(N, func(lo, hi int) {
 		for ent := lo; ent < hi; ent++ {
 			row := n.entity.Data[ent*2*d : (ent+1)*2*d]
@@ -70,39 +72,37 @@ func (n *Net) features(fast, grad bool) *features {
 	})
 	lgamma, digamma, trigamma := exactSpecial(kernel.Lgamma[float64]), exactSpecial(kernel.Digamma[float64]), exactSpecial(kernel.Trigamma[float64])
 	if fast {
-		lgamma, digamma, trigamma = fastSpecial(kernel.LgammaFast), fastSpecial(kernel.DigammaFast), fastSpecial(kernel.TrigammaFast)
+		lgamma, digamma, trigamma = kernel.LgammaFast, kernel.DigammaFast, kernel.TrigammaFast
 	}
-	f := &features{a: a, b: b, psiA: digamma(a), psiB: digamma(b), psiS: digamma(s), e: make([]float64, N*d)}
-	la, lb, ls := lgamma(a), lgamma(b), lgamma(s)
+	f := &features{a: a, b: b, psiA: get(), psiB: get(), psiS: get(), e: get()}
+	digamma(f.psiA, a)
+	digamma(f.psiB, b)
+	digamma(f.psiS, s)
+	la, lb, ls := get(), get(), get()
+	lgamma(la, a)
+	lgamma(lb, b)
+	lgamma(ls, s)
 	baseline.Range(len(f.e), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			f.e[k] = ls[k] - la[k] - lb[k] + a[k]*f.psiA[k] + b[k]*f.psiB[k] - s[k]*f.psiS[k]
 		}
 	})
 	if grad {
-		f.triA, f.triB, f.triS = trigamma(a), trigamma(b), trigamma(s)
+		f.triA, f.triB, f.triS = get(), get(), get()
+		trigamma(f.triA, a)
+		trigamma(f.triB, b)
+		trigamma(f.triS, s)
 	}
-	*slot = f
+	n.cache.slabs.Put(s, la, lb, ls)
+	*slot = f // a replaced one (without trigammas) may still be read: left to the collector
 	return f
 }
 
-// exactSpecial maps the float64 reference f over a new slice, on every
-// core.
-func exactSpecial(f func(dst, x []float64)) func(x []float64) []float64 {
-	return func(x []float64) []float64 {
-		y := make([]float64, len(x))
-		baseline.Range(len(x), func(lo, hi int) { f(y[lo:hi], x[lo:hi]) })
-		return y
-	}
-}
-
-// fastSpecial maps a fast float64 kernel (vectorised and multi-core
-// itself; float32 accuracy or better) over a new slice.
-func fastSpecial(f func(dst, x []float64)) func(x []float64) []float64 {
-	return func(x []float64) []float64 {
-		y := make([]float64, len(x))
-		f(y, x)
-		return y
+// exactSpecial runs the float64 reference f on every core. (The fast
+// kernels are vectorised and multi-core themselves.)
+func exactSpecial(f func(dst, x []float64)) func(dst, x []float64) {
+	return func(dst, x []float64) {
+		baseline.Range(len(x), func(lo, hi int) { f(dst[lo:hi], x[lo:hi]) })
 	}
 }
 
@@ -184,9 +184,15 @@ func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	})
 }
 
-// ParamsChanged drops the entity features.
+// ParamsChanged drops the entity features, keeping their arrays for the
+// next ones: nothing may read features across a parameter update.
 func (n *Net) ParamsChanged() {
 	n.cache.mu.Lock()
+	for _, f := range []*features{n.cache.exact, n.cache.fast} {
+		if f != nil {
+			n.cache.slabs.Put(f.a, f.b, f.psiA, f.psiB, f.psiS, f.e, f.triA, f.triB, f.triS)
+		}
+	}
 	n.cache.exact, n.cache.fast = nil, nil
 	n.cache.mu.Unlock()
 }

@@ -16,8 +16,9 @@ import (
 type halves struct{ sin, cos, dAxis []float64 }
 
 type cache struct {
-	mu sync.Mutex
-	h  *halves
+	mu    sync.Mutex
+	h     *halves
+	slabs baseline.Slabs // the arrays of earlier halves, for the next ones
 }
 
 func (n *Net) halves(grad bool) *halves {
@@ -27,9 +28,9 @@ func (n *Net) halves(grad bool) *halves {
 		return h
 	}
 	N, d := n.cfg.Entities, n.cfg.Dim
-	h := &halves{sin: make([]float64, N*d), cos: make([]float64, N*d)}
+	h := &halves{sin: n.cache.slabs.Get(N * d), cos: n.cache.slabs.Get(N * d)}
 	if grad {
-		h.dAxis = make([]float64, N*d)
+		h.dAxis = n.cache.slabs.Get(N * d)
 	}
 	baseline.Range(N*d, func(lo, hi int) {
 		var dAxis []float64
@@ -118,9 +119,13 @@ func (n *Net) ScoreAll(t *ad.Tape, q baseline.Emb, dst []float64) {
 	})
 }
 
-// ParamsChanged drops the entity halves.
+// ParamsChanged drops the entity halves, keeping their arrays for the
+// next ones: nothing may read halves across a parameter update.
 func (n *Net) ParamsChanged() {
 	n.cache.mu.Lock()
+	if h := n.cache.h; h != nil {
+		n.cache.slabs.Put(h.sin, h.cos, h.dAxis)
+	}
 	n.cache.h = nil
 	n.cache.mu.Unlock()
 }

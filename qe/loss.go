@@ -13,15 +13,9 @@ import (
 //
 // It returns the loss and its gradient with respect to every logit.
 func BatchLoss(pos []float64, neg [][]float64, w []float64) (l Loss, dpos []float64, dneg [][]float64, err error) {
-	if len(neg) != len(pos) || len(w) != len(pos) || len(pos) == 0 {
-		return Loss{}, nil, nil, fmt.Errorf("qe: batch of %d positives, %d negative rows, %d weights", len(pos), len(neg), len(w))
-	}
-	sw := 0.0
-	for r, v := range w {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return Loss{}, nil, nil, fmt.Errorf("qe: batch weight %d is %v, want finite > 0", r, v)
-		}
-		sw += v
+	sw, err := checkBatch(pos, neg, w)
+	if err != nil {
+		return Loss{}, nil, nil, err
 	}
 	dpos = make([]float64, len(pos))
 	dneg = make([][]float64, len(neg))
@@ -30,9 +24,6 @@ func BatchLoss(pos []float64, neg [][]float64, w []float64) (l Loss, dpos []floa
 		l.Positive -= wr * LogSigmoid(pos[r])
 		dpos[r] = -0.5 * wr * Sigmoid(-pos[r])
 		n := len(neg[r])
-		if n == 0 {
-			return Loss{}, nil, nil, fmt.Errorf("qe: batch row %d has no negatives", r)
-		}
 		dneg[r] = make([]float64, n)
 		mean := 0.0
 		for j, x := range neg[r] {
@@ -43,6 +34,96 @@ func BatchLoss(pos []float64, neg [][]float64, w []float64) (l Loss, dpos []floa
 	}
 	l.Loss = (l.Positive + l.Negative) / 2
 	return l, dpos, dneg, nil
+}
+
+// SoftmaxLoss is BatchLoss's alternative of the same weighting: each row's
+// cross-entropy of its positive against its candidates (the positive and
+// its negatives), logits divided by the temperature tau,
+//
+//	loss = −Σ w·ln softmax(l/τ)₀ / Σw,
+//
+// GammaE's "softmax" objective (gamma.Objective). Positive and Negative
+// both hold the loss, so that their mean is it, as in GammaE's logs.
+func SoftmaxLoss(pos []float64, neg [][]float64, w []float64, tau float64) (l Loss, dpos []float64, dneg [][]float64, err error) {
+	sw, err := checkBatch(pos, neg, w)
+	if err != nil {
+		return Loss{}, nil, nil, err
+	}
+	if !(tau > 0) || math.IsInf(tau, 0) {
+		return Loss{}, nil, nil, fmt.Errorf("qe: softmax temperature %v, want finite > 0", tau)
+	}
+	dpos = make([]float64, len(pos))
+	dneg = make([][]float64, len(neg))
+	for r := range pos {
+		wr := w[r] / sw
+		m := pos[r] / tau
+		for _, x := range neg[r] {
+			m = math.Max(m, x/tau)
+		}
+		z := math.Exp(pos[r]/tau - m)
+		for _, x := range neg[r] {
+			z += math.Exp(x/tau - m)
+		}
+		lse := m + math.Log(z)
+		l.Loss -= wr * (pos[r]/tau - lse)
+		dpos[r] = wr * (math.Exp(pos[r]/tau-lse) - 1) / tau
+		dneg[r] = make([]float64, len(neg[r]))
+		for j, x := range neg[r] {
+			dneg[r][j] = wr * math.Exp(x/tau-lse) / tau
+		}
+	}
+	l.Positive, l.Negative = l.Loss, l.Loss
+	return l, dpos, dneg, nil
+}
+
+// checkBatch checks a batch's shapes and weights and returns the weights'
+// sum.
+func checkBatch(pos []float64, neg [][]float64, w []float64) (float64, error) {
+	if len(neg) != len(pos) || len(w) != len(pos) || len(pos) == 0 {
+		return 0, fmt.Errorf("qe: batch of %d positives, %d negative rows, %d weights", len(pos), len(neg), len(w))
+	}
+	sw := 0.0
+	for r, v := range w {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("qe: batch weight %d is %v, want finite > 0", r, v)
+		}
+		if len(neg[r]) == 0 {
+			return 0, fmt.Errorf("qe: batch row %d has no negatives", r)
+		}
+		sw += v
+	}
+	return sw, nil
+}
+
+// Objective names the training loss of a baseline's logits: "" or
+// "sigmoid" (BatchLoss, the authors'), or "softmax" (SoftmaxLoss) with
+// Temperature τ (0: 1).
+type Objective struct {
+	Kind        string
+	Temperature float64
+}
+
+// Func returns the objective's loss function, or an error naming the
+// kinds a baseline trains with.
+func (o Objective) Func() (func(pos []float64, neg [][]float64, w []float64) (Loss, []float64, [][]float64, error), error) {
+	switch o.Kind {
+	case "", "sigmoid":
+		return BatchLoss, nil
+	case "softmax":
+		tau := o.Temperature
+		if tau == 0 {
+			tau = 1
+		}
+		return func(pos []float64, neg [][]float64, w []float64) (Loss, []float64, [][]float64, error) {
+			return SoftmaxLoss(pos, neg, w, tau)
+		}, nil
+	}
+	return nil, fmt.Errorf("loss %q: the baselines train with sigmoid (their authors') or softmax", o.Kind)
+}
+
+// Objectived is a model whose training loss can be chosen (the baselines).
+type Objectived interface {
+	SetObjective(o Objective) error
 }
 
 // LogSigmoid is ln σ(x) without overflow.

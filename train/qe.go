@@ -35,8 +35,8 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Loss != "" && cfg.Loss != "sigmoid" {
-		return nil, fmt.Errorf("loss %q: %s trains with the reference loss only (sigmoid)", cfg.Loss, m.Kind())
+	if err := setObjective(m, &cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Precision == "bf16" {
 		return nil, fmt.Errorf("precision bf16: %s trains in float32 products only", m.Kind())
@@ -52,6 +52,23 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 		defer t.logFile.Close()
 	}
 	return t.loop(ctx)
+}
+
+// setObjective gives the baseline cfg's loss: its authors' (sigmoid) or
+// softmax.
+func setObjective(m qe.Model, cfg *Config) error {
+	o := qe.Objective{Kind: cfg.Loss, Temperature: cfg.LossTemperature}
+	if o.Kind == "" || o.Kind == "sigmoid" {
+		return nil
+	}
+	s, ok := m.(qe.Objectived)
+	if !ok {
+		return fmt.Errorf("loss %q: %s trains with its authors' loss only (sigmoid)", cfg.Loss, m.Kind())
+	}
+	if err := s.SetObjective(o); err != nil {
+		return fmt.Errorf("%s: %v", m.Kind(), err)
+	}
+	return nil
 }
 
 // setupQE prepares the optimiser and checks that the model can answer
@@ -84,6 +101,9 @@ func (t *trainer) resumeQE(dir string, st *State) error {
 	}
 	if m.Kind() != t.q.model.Kind() {
 		return fmt.Errorf("the run holds a %s model, this run trains %s", m.Kind(), t.q.model.Kind())
+	}
+	if err := setObjective(m, &t.cfg); err != nil {
+		return err
 	}
 	t.q.model = m
 	if s, ok := m.(qe.Stateful); ok {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -82,7 +83,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.Float64Var(&c.LR, "lr", 0, "learning rate")
 			fs.IntVar(&c.Batch, "batch", 0, "queries per batch")
 			fs.IntVar(&c.Negatives, "negatives", 0, "negative samples per query (with --loss shared: per batch, shared by its queries)")
-			fs.StringVar(&c.Loss, "loss", "", "objective of a query's logits: sigmoid (reference), adversarial (self-adversarial negatives), softmax (cross-entropy over the candidates), all (cross-entropy against every entity), shared (cross-entropy against the batch's positives and --negatives entities it shares); GammaE only")
+			fs.StringVar(&c.Loss, "loss", "", "objective of a query's logits: sigmoid (reference), adversarial (self-adversarial negatives), softmax (cross-entropy over the candidates), all (cross-entropy against every entity), shared (cross-entropy against the batch's positives and --negatives entities it shares); the baselines take sigmoid and softmax")
 			fs.Float64Var(&c.LossTemperature, "loss-temperature", 0, "the loss's T: adversarial inverse temperature, softmax temperature (default 1)")
 			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs: fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")
@@ -172,7 +173,7 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 			return err
 		}
 	}
-	fmt.Fprintf(e.stderr, "train: %s, lr=%g batch=%d negatives=%d, %d threads\n", what, cfg.LR, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(e.stderr, "train: %s, loss %s, lr=%g batch=%d negatives=%d, %d threads\n", what, cmp.Or(cfg.Loss, "sigmoid"), cfg.LR, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0))
 	sum, err := run(ctx, cfg, opts)
 	if err != nil {
 		return err

@@ -66,12 +66,25 @@ type Model struct {
 	// GammaE trains); scoring, embedding and the float64 parity and
 	// gradient checks do not use it.
 	Float32 bool
+	// Loss turns the batch's logits into its loss and their gradient; nil
+	// is qe.BatchLoss, the authors' (SetObjective).
+	Loss func(pos []float64, neg [][]float64, w []float64) (qe.Loss, []float64, [][]float64, error)
 }
 
 var _ qe.Stateful = Model{}
 
 // UseFloat32 sets Float32.
 func (m *Model) UseFloat32() { m.Float32 = true }
+
+// SetObjective sets the training loss (qe.Objectived).
+func (m *Model) SetObjective(o qe.Objective) error {
+	f, err := o.Func()
+	if err != nil {
+		return err
+	}
+	m.Loss = f
+	return nil
+}
 
 // RNGState is the dropout source's state (nil when there is none).
 func (m Model) RNGState() ([]byte, error) {
@@ -361,7 +374,11 @@ func (m Model) Gradient(batch []qe.Example, grads []qe.Tensor) (qe.Loss, error) 
 	if err := parallel(chunks, func(c *chunk) error { return m.forward(c, batch, pos, neg, w) }); err != nil {
 		return qe.Loss{}, err
 	}
-	loss, dpos, dneg, err := qe.BatchLoss(pos, neg, w)
+	lossFunc := m.Loss
+	if lossFunc == nil {
+		lossFunc = qe.BatchLoss
+	}
+	loss, dpos, dneg, err := lossFunc(pos, neg, w)
 	if err != nil {
 		return qe.Loss{}, err
 	}

@@ -88,8 +88,23 @@ func Random(shape string, entities, relations int, rng *rand.Rand) query.Node {
 
 // FiniteDifferences checks m.Gradient against central differences of the
 // loss for every parameter entry, on a batch with two queries of each
-// structure (and the DNF unions).
+// structure (and the DNF unions): with the authors' loss, and then, for a
+// model whose loss can be chosen, with the softmax loss.
 func FiniteDifferences(t *testing.T, m qe.Model, structures []string, entities, relations int) {
+	t.Helper()
+	finiteDifferences(t, m, structures, entities, relations)
+	if o, ok := m.(qe.Objectived); ok {
+		if err := o.SetObjective(qe.Objective{Kind: "softmax", Temperature: 0.7}); err != nil {
+			t.Fatal(err)
+		}
+		finiteDifferences(t, m, structures, entities, relations)
+		if err := o.SetObjective(qe.Objective{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func finiteDifferences(t *testing.T, m qe.Model, structures []string, entities, relations int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
 	var batch []qe.Example
@@ -330,8 +345,72 @@ func Batched[M interface {
 	fast := build()
 	fast.UseFloat32()
 	Products32(t, build(), fast, structures, entities, relations)
+	float32s := func() qe.Model { m := build(); m.UseFloat32(); return m }
+	Updated(t, func() qe.Model { return build() }, structures, entities, relations)
+	Updated(t, float32s, structures, entities, relations)
 	BatchScores(t, build(), 0, structures, entities, relations)
 	BatchScores(t, fast, 1e-4, structures, entities, relations)
+}
+
+// Updated checks that a model whose parameters changed (ParamsChanged
+// after a step) scores and differentiates as a twin built with the new
+// parameters from the start, to the bit: nothing a model caches or
+// recycles between steps outlives the parameters it was computed from.
+func Updated(t *testing.T, build func() qe.Model, structures []string, entities, relations int) {
+	t.Helper()
+	stepped, fresh := build(), build()
+	rng := rand.New(rand.NewPCG(12, 13))
+	batch := mixedBatch(structures, entities, relations, rng)
+	var queries []query.Node
+	for _, s := range append(append([]string(nil), structures...), "2u-DNF", "ip") {
+		queries = append(queries, Random(s, entities, relations, rng))
+	}
+	run := func(m qe.Model) (float64, []qe.Tensor, [][]float64) {
+		grads := qe.LikeParams(m.Params())
+		l, err := m.Gradient(batch, grads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores := make([][]float64, len(queries))
+		for i, q := range queries {
+			scores[i] = make([]float64, entities)
+			if err := m.Scores(q, scores[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return l.Loss, grads, scores
+	}
+	run(stepped) // fills the caches with the old parameters
+	for _, m := range []qe.Model{stepped, fresh} {
+		r := rand.New(rand.NewPCG(14, 15))
+		for _, p := range m.Params() {
+			for i := range p.Data {
+				p.Data[i] += 0.05 * (r.Float64() - 0.5)
+			}
+		}
+	}
+	stepped.ParamsChanged()
+	l, grads, scores := run(stepped)
+	wl, wgrads, wscores := run(fresh)
+	if l != wl {
+		t.Errorf("after a parameter change: loss %.17g, a twin built with the new parameters %.17g", l, wl)
+	}
+	for i := range grads {
+		for j, v := range grads[i].Data {
+			if w := wgrads[i].Data[j]; v != w {
+				t.Errorf("after a parameter change: d loss / d %s[%d] = %.17g, the twin's %.17g", grads[i].Name, j, v, w)
+				break
+			}
+		}
+	}
+	for i := range scores {
+		for e, v := range scores[i] {
+			if w := wscores[i][e]; v != w {
+				t.Errorf("after a parameter change: query %d scores entity %d %.17g, the twin %.17g", i, e, v, w)
+				break
+			}
+		}
+	}
 }
 
 // BatchScores checks ScoresBatch against Scores, query by query, on four
