@@ -32,7 +32,9 @@ type Row struct {
 	Uncertainty string `json:"uncertainty,omitempty"` // the size measure correlated
 	Queries     int    `json:"queries,omitempty"`
 	// Iterations and CPUSeconds are the training behind the evaluated
-	// parameters (0 where unknown), Hosts the machines it ran on.
+	// parameters (0 where unknown), Hosts the machines it ran on, Loss
+	// its objective (sigmoid, softmax, …; "" where unknown).
+	Loss       string             `json:"loss,omitempty"`
 	Iterations int                `json:"iterations,omitempty"`
 	CPUSeconds float64            `json:"cpu_seconds,omitempty"`
 	Hosts      []string           `json:"hosts,omitempty"`
@@ -141,7 +143,7 @@ func (c *Comparison) writeTraining(bw *bufio.Writer) {
 	if !slices.ContainsFunc(c.Rows, func(r Row) bool { return r.Iterations > 0 }) {
 		return
 	}
-	bw.WriteString("Training behind each row\n\n| model | iterations | CPU-s | host |\n|---|---:|---:|---|\n")
+	bw.WriteString("Training behind each row\n\n| model | loss | iterations | CPU-s | host |\n|---|---|---:|---:|---|\n")
 	for _, r := range c.Rows {
 		if r.Paper {
 			continue
@@ -153,7 +155,7 @@ func (c *Comparison) writeTraining(bw *bufio.Writer) {
 		if r.CPUSeconds > 0 {
 			cpu = strconv.FormatFloat(r.CPUSeconds, 'f', max(0, 2-int(math.Log10(r.CPUSeconds))), 64)
 		}
-		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", r.Name, it, cpu, cmp.Or(strings.Join(r.Hosts, " + "), "–"))
+		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", r.Name, cmp.Or(r.Loss, "–"), it, cpu, cmp.Or(strings.Join(r.Hosts, " + "), "–"))
 	}
 	bw.WriteString("\n")
 }

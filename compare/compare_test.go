@@ -70,7 +70,7 @@ func TestComparison(t *testing.T) {
 // another of the same queries, and refuses one of other queries.
 func TestReadMerge(t *testing.T) {
 	row := FromReport("runs/betae", "betae", "differential entropy", report())
-	row.Iterations, row.CPUSeconds, row.Hosts = 4000, 7123.4, []string{"AMD EPYC (family 25 model 17); avx512"}
+	row.Iterations, row.CPUSeconds, row.Hosts, row.Loss = 4000, 7123.4, []string{"AMD EPYC (family 25 model 17); avx512"}, "softmax"
 	paper, _ := Paper("fb15k-237")
 	old := &Comparison{Dataset: "fb237.gqd", Rows: append([]Row{row}, paper...)}
 	path := filepath.Join(t.TempDir(), "cmp.json")
@@ -96,7 +96,7 @@ func TestReadMerge(t *testing.T) {
 	if err := c.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| runs/betae | 4000 | 7123 | AMD EPYC (family 25 model 17); avx512 |", "| runs/gqe | – | – | – |"} {
+	for _, want := range []string{"| runs/betae | softmax | 4000 | 7123 | AMD EPYC (family 25 model 17); avx512 |", "| runs/gqe | – | – | – | – |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

@@ -66,7 +66,7 @@ func TestBaselinesEndToEnd(t *testing.T) {
 		t.Errorf("compare --json: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = runCmd(t, "compare", "--quiet", "--paper", "fb15k-237", cmpJSON, runs[3])
-	if code != 0 || strings.Index(out, "| GQE "+runs[0]) > strings.Index(out, "| ConE "+runs[3]+" (cone size) |") || strings.Count(out, "| GQE (paper) |") != 2 || !strings.Contains(out, "| GQE "+runs[0]+" | 2 | 0.") {
+	if code != 0 || strings.Index(out, "| GQE "+runs[0]) > strings.Index(out, "| ConE "+runs[3]+" (cone size) |") || strings.Count(out, "| GQE (paper) |") != 2 || !strings.Contains(out, "| GQE "+runs[0]+" | sigmoid | 2 | 0.") {
 		t.Errorf("compare cmp.json RUN: exit %d, want the file's rows, then the run's, then the paper's once per table\n%s%s", code, out, errs)
 	}
 	if b, err := os.ReadFile(filepath.Join(runs[0], "config.json")); err != nil || !strings.Contains(string(b), `"hosts"`) {

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -172,6 +173,10 @@ func (c *compareOptions) evaluate(ctx context.Context, e *env, lm *loadedModel, 
 	if lm.meta != nil {
 		row.Hosts = lm.meta.Hosts
 		row.CPUSeconds = cpuAt(filepath.Dir(lm.file), row.Iterations)
+		var tc struct{ Loss string }
+		if json.Unmarshal(lm.meta.Train, &tc) == nil {
+			row.Loss = cmp.Or(tc.Loss, "sigmoid")
+		}
 	}
 	return row, nil
 }
