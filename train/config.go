@@ -34,7 +34,8 @@ type Config struct {
 	Negatives int     `json:"negatives"`
 	// Loss is the objective of a row's logits: "" or "sigmoid" (the
 	// reference's), "adversarial", "softmax", "all" or "shared"
-	// (gamma.Objective; GammaE only), with LossTemperature its T (0: 1).
+	// (gamma.Objective; the baselines take sigmoid and softmax,
+	// qe.Objective), with LossTemperature its T (0: 1).
 	// With "shared", Negatives is the number of negatives a batch shares.
 	Loss            string  `json:"loss,omitempty"`
 	LossTemperature float64 `json:"loss_temperature,omitempty"`
