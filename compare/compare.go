@@ -48,7 +48,11 @@ type Row struct {
 type Comparison struct {
 	Dataset string `json:"dataset"`
 	Split   string `json:"split,omitempty"` // "test" when empty
-	Rows    []Row  `json:"rows"`
+	// PerStructure is the sample of queries per structure the rows were
+	// scored on (0: all of them), drawn with Seed.
+	PerStructure int    `json:"per_structure,omitempty"`
+	Seed         uint64 `json:"seed,omitempty"`
+	Rows         []Row  `json:"rows"`
 }
 
 // FromReport turns an evaluation into a row; measure names the model's
@@ -250,12 +254,24 @@ func ReadFile(path string) (*Comparison, error) {
 	return &c, nil
 }
 
+// sample says which of the split's queries the rows were scored on.
+func (c *Comparison) sample() string {
+	if c.PerStructure == 0 {
+		return "all queries"
+	}
+	return fmt.Sprintf("%d queries per structure (--per-structure %d --seed %d)", c.PerStructure, c.PerStructure, c.Seed)
+}
+
 // Merge appends the measured rows of o, an earlier comparison (its paper
 // rows are left out: --paper adds them once). The two must be of the same
-// dataset's same split; what a row evaluated on is its own (Queries).
+// dataset's same split, scored on the same sample of it (all queries, or
+// the same --per-structure and --seed).
 func (c *Comparison) Merge(o *Comparison, from string) error {
 	if o.Dataset != c.Dataset || cmp.Or(o.Split, "test") != cmp.Or(c.Split, "test") {
 		return fmt.Errorf("%s compares %s %s queries, not %s %s", from, o.Dataset, cmp.Or(o.Split, "test"), c.Dataset, cmp.Or(c.Split, "test"))
+	}
+	if o.PerStructure != c.PerStructure || o.Seed != c.Seed {
+		return fmt.Errorf("%s scored %s, these rows %s: compare them on the same queries", from, o.sample(), c.sample())
 	}
 	for _, r := range o.Rows {
 		if !r.Paper {

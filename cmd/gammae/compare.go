@@ -86,7 +86,10 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, args []string) e
 			return err
 		}
 	}
-	cmpn := &compare.Comparison{Split: c.split}
+	cmpn := &compare.Comparison{Split: c.split, PerStructure: c.o.PerStructure}
+	if c.o.PerStructure > 0 {
+		cmpn.Seed = c.o.Seed
+	}
 	var split *dataset.Split
 	if first != nil {
 		dataPath := c.data
@@ -114,8 +117,8 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, args []string) e
 	}
 	for i, lm := range models {
 		if lm == nil {
-			if cmpn.Dataset == "" {
-				cmpn.Dataset = earlier[i].Dataset
+			if first == nil && cmpn.Dataset == "" { // files only: the first one's queries
+				cmpn.Dataset, cmpn.PerStructure, cmpn.Seed = earlier[i].Dataset, earlier[i].PerStructure, earlier[i].Seed
 			}
 			if err := cmpn.Merge(earlier[i], args[i]); err != nil {
 				return err
