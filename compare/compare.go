@@ -259,7 +259,7 @@ func (c *Comparison) sample() string {
 	if c.PerStructure == 0 {
 		return "all queries"
 	}
-	return fmt.Sprintf("%d queries per structure (--per-structure %d --seed %d)", c.PerStructure, c.PerStructure, c.Seed)
+	return fmt.Sprintf("a sample of at most %d per structure (--per-structure %d --seed %d)", c.PerStructure, c.PerStructure, c.Seed)
 }
 
 // Merge appends the measured rows of o, an earlier comparison (its paper

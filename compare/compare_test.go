@@ -109,7 +109,7 @@ func TestReadMerge(t *testing.T) {
 		t.Errorf("merge of another split: %v", err)
 	}
 	sampled := &Comparison{Dataset: "fb237.gqd", PerStructure: 500, Seed: 1}
-	if err := sampled.Merge(got, path); err == nil || !strings.Contains(err.Error(), "scored all queries, these rows 500 queries per structure (--per-structure 500 --seed 1)") {
+	if err := sampled.Merge(got, path); err == nil || !strings.Contains(err.Error(), "scored all queries, these rows a sample of at most 500 per structure (--per-structure 500 --seed 1)") {
 		t.Errorf("merge of rows scored on all queries into a sample's: %v", err)
 	}
 	for _, bad := range []string{`{"rows": []}`, `[1, 2]`, `{"dataset": "x", "rows": [{"mrr": {}}]}`} {

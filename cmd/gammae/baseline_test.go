@@ -72,7 +72,7 @@ func TestBaselinesEndToEnd(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(runs[0], "config.json")); err != nil || !strings.Contains(string(b), `"hosts"`) {
 		t.Errorf("config.json names no host (%v):\n%s", err, b)
 	}
-	if code, out, errs := runCmd(t, "compare", "--quiet", "--per-structure", "1", cmpJSON, runs[2]); code == 0 || !strings.Contains(errs, "scored all queries, these rows 1 queries per structure") {
+	if code, out, errs := runCmd(t, "compare", "--quiet", "--per-structure", "1", cmpJSON, runs[2]); code == 0 || !strings.Contains(errs, "scored all queries, these rows a sample of at most 1 per structure") {
 		t.Errorf("compare of a table of all queries with a sample: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs := runCmd(t, "compare", "--quiet", "--split", "valid", cmpJSON, runs[2]); code == 0 || !strings.Contains(errs, "compares tiny.gqd test queries, not tiny.gqd valid") {
