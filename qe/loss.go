@@ -95,6 +95,11 @@ func checkBatch(pos []float64, neg [][]float64, w []float64) (float64, error) {
 	return sw, nil
 }
 
+// LossFunc turns a batch's logits (each row's positive, its negatives)
+// and weights into its loss and the loss's gradient in every logit:
+// BatchLoss, or SoftmaxLoss at a temperature.
+type LossFunc func(pos []float64, neg [][]float64, w []float64) (Loss, []float64, [][]float64, error)
+
 // Objective names the training loss of a baseline's logits: "" or
 // "sigmoid" (BatchLoss, the authors'), or "softmax" (SoftmaxLoss) with
 // Temperature τ (0: 1).
@@ -105,7 +110,7 @@ type Objective struct {
 
 // Func returns the objective's loss function, or an error naming the
 // kinds a baseline trains with.
-func (o Objective) Func() (func(pos []float64, neg [][]float64, w []float64) (Loss, []float64, [][]float64, error), error) {
+func (o Objective) Func() (LossFunc, error) {
 	switch o.Kind {
 	case "", "sigmoid":
 		return BatchLoss, nil

@@ -68,7 +68,7 @@ type Model struct {
 	Float32 bool
 	// Loss turns the batch's logits into its loss and their gradient; nil
 	// is qe.BatchLoss, the authors' (SetObjective).
-	Loss func(pos []float64, neg [][]float64, w []float64) (qe.Loss, []float64, [][]float64, error)
+	Loss qe.LossFunc
 }
 
 var _ qe.Stateful = Model{}
