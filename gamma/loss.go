@@ -64,12 +64,7 @@ func (o Objective) Validate() error {
 // features of a candidate set common to the batch (dense.go).
 func (o Objective) dense() bool { return o.Kind == "all" || o.Kind == "shared" }
 
-func (o Objective) temperature() float64 {
-	if o.Temperature == 0 {
-		return 1
-	}
-	return o.Temperature
-}
+func (o Objective) temperature() float64 { return qe.Objective(o).Tau() }
 
 // Loss is the training objective of a batch (SPEC section 4):
 // Loss = (Positive + Negative)/2 with
@@ -206,26 +201,9 @@ func (t *trainState[T]) rowLoss(r int) {
 		t.rowLossAll(wr, l, dl, r)
 		return
 	case "softmax":
-		// Loss −log softmax(l/T)₀; pos and neg both hold the row's log
-		// probability, so that (Positive + Negative)/2 is the loss.
-		tau := t.objective.temperature()
-		m := math.Inf(-1)
-		for _, v := range l {
-			m = math.Max(m, float64(v)/tau)
-		}
-		z := 0.0
-		for _, v := range l {
-			z += math.Exp(float64(v)/tau - m)
-		}
-		lse := m + math.Log(z)
-		for j, v := range l {
-			p := math.Exp(float64(v)/tau - lse)
-			if j == 0 {
-				p--
-			}
-			dl[j] = T(wr * p / tau)
-		}
-		t.pos[r] = wr * (x/tau - lse)
+		// pos and neg both hold the row's log probability, so that
+		// (Positive + Negative)/2 is the loss.
+		t.pos[r] = wr * qe.SoftmaxRow(l, dl, wr, t.objective.temperature())
 		t.neg[r] = t.pos[r]
 		return
 	case "adversarial":

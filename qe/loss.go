@@ -56,24 +56,36 @@ func SoftmaxLoss(pos []float64, neg [][]float64, w []float64, tau float64) (l Lo
 	dneg = make([][]float64, len(neg))
 	for r := range pos {
 		wr := w[r] / sw
-		m := pos[r] / tau
-		for _, x := range neg[r] {
-			m = math.Max(m, x/tau)
-		}
-		z := math.Exp(pos[r]/tau - m)
-		for _, x := range neg[r] {
-			z += math.Exp(x/tau - m)
-		}
-		lse := m + math.Log(z)
-		l.Loss -= wr * (pos[r]/tau - lse)
-		dpos[r] = wr * (math.Exp(pos[r]/tau-lse) - 1) / tau
-		dneg[r] = make([]float64, len(neg[r]))
-		for j, x := range neg[r] {
-			dneg[r][j] = wr * math.Exp(x/tau-lse) / tau
-		}
+		row := append([]float64{pos[r]}, neg[r]...)
+		d := make([]float64, len(row))
+		l.Loss -= wr * SoftmaxRow(row, d, wr, tau)
+		dpos[r], dneg[r] = d[0], d[1:]
 	}
 	l.Positive, l.Negative = l.Loss, l.Loss
 	return l, dpos, dneg, nil
+}
+
+// SoftmaxRow returns ln softmax(l/τ)₀ of one row of logits, the positive
+// first, and sets dl to the gradient of −scale times it in every logit.
+// It is the softmax loss's row for GammaE's and the baselines' trainers.
+func SoftmaxRow[T ~float32 | ~float64](l, dl []T, scale, tau float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = math.Max(m, float64(v)/tau)
+	}
+	z := 0.0
+	for _, v := range l {
+		z += math.Exp(float64(v)/tau - m)
+	}
+	lse := m + math.Log(z)
+	for j, v := range l {
+		p := math.Exp(float64(v)/tau - lse)
+		if j == 0 {
+			p--
+		}
+		dl[j] = T(scale * p / tau)
+	}
+	return float64(l[0])/tau - lse
 }
 
 // checkBatch checks a batch's shapes and weights and returns the weights'
@@ -104,8 +116,16 @@ type LossFunc func(pos []float64, neg [][]float64, w []float64) (Loss, []float64
 // "sigmoid" (BatchLoss, the authors'), or "softmax" (SoftmaxLoss) with
 // Temperature τ (0: 1).
 type Objective struct {
-	Kind        string
-	Temperature float64
+	Kind        string  `json:"kind,omitempty"`
+	Temperature float64 `json:"temperature,omitempty"`
+}
+
+// Tau is the temperature, 1 when unset.
+func (o Objective) Tau() float64 {
+	if o.Temperature == 0 {
+		return 1
+	}
+	return o.Temperature
 }
 
 // Func returns the objective's loss function, or an error naming the
@@ -115,10 +135,7 @@ func (o Objective) Func() (LossFunc, error) {
 	case "", "sigmoid":
 		return BatchLoss, nil
 	case "softmax":
-		tau := o.Temperature
-		if tau == 0 {
-			tau = 1
-		}
+		tau := o.Tau()
 		return func(pos []float64, neg [][]float64, w []float64) (Loss, []float64, [][]float64, error) {
 			return SoftmaxLoss(pos, neg, w, tau)
 		}, nil
