@@ -31,14 +31,35 @@ func (w *Workspace[T]) denseCandidates(b *Batch) {
 		}
 		copy(t.posCol, b.Positive)
 		t.cols = n + 1
+		t.exclude(b, func(e int32) int32 { return e })
 		return
 	}
 	t.markCandidates(n, b.Positive, b.Shared)
 	for r, e := range b.Positive {
 		t.posCol[r] = t.mark[e]
 	}
+	t.exclude(b, func(e int32) int32 { return t.mark[e] })
 	t.unmark()
 	t.cols = len(t.uniq) + 1
+}
+
+// exclude sets each row's excluded answers (Batch.Exclude) among the
+// candidates, as indices into uniq (col: an entity's index, or −1 for
+// none), leaving out the row's positive.
+func (t *trainState[T]) exclude(b *Batch, col func(int32) int32) {
+	t.excl, t.exclAt = t.excl[:0], grow(t.exclAt, len(b.Positive)+1)
+	for r := range b.Positive {
+		t.exclAt[r] = int32(len(t.excl))
+		if b.Exclude == nil {
+			continue
+		}
+		for _, e := range b.Exclude[r] {
+			if c := col(e); c >= 0 && c != t.posCol[r] {
+				t.excl = append(t.excl, c)
+			}
+		}
+	}
+	t.exclAt[len(b.Positive)] = int32(len(t.excl))
 }
 
 // denseForward sets every run's distances to the candidates.
@@ -72,18 +93,28 @@ func (w *Workspace[T]) denseForward() {
 // positive again, carries the −1 of the target.
 func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	tau := t.objective.temperature()
-	top := l[1]
-	for _, v := range l[2:] {
+	excl := t.excl[t.exclAt[r]:t.exclAt[r+1]]
+	// The excluded candidates leave the row: their logits are lowered
+	// below the rest (out of the max) and their exponentials zeroed.
+	e := dl[1:]
+	copy(e, l[1:])
+	for _, c := range excl {
+		e[c] = T(math.Inf(-1))
+	}
+	top := e[0]
+	for _, v := range e[1:] {
 		top = max(top, v)
 	}
 	mx := float64(top) / tau
 	// One exponential per entity, by the vector kernel: e = exp(l/T − max)
 	// in dl, then scaled to the softmax's gradient.
-	e := dl[1:]
 	for j, v := range l[1:] {
 		e[j] = T(float64(v)/tau - mx)
 	}
 	kernel.Exp(e, e)
+	for _, c := range excl {
+		e[c] = 0
+	}
 	z := 0.0
 	for _, v := range e {
 		z += float64(v)

@@ -22,7 +22,13 @@ type Batch struct {
 	Negatives int     // n ≥ 1
 	// Shared are negatives common to every row (Objective "shared" only).
 	Shared []int32
-	Weight []float64 // subsampling weight per row, √(1/(4+|answers|))
+	// Exclude, when not nil, holds each row's known answers, which the
+	// dense objectives ("all", "shared") leave out of the row's
+	// candidates (its positive stays): other answers are not scored as
+	// negatives, as the sampled objectives' negatives are drawn outside
+	// the answers.
+	Exclude [][]int32
+	Weight  []float64 // subsampling weight per row, √(1/(4+|answers|))
 	// Objective is the loss of a row's logits; the zero value is the
 	// reference's (SPEC section 4).
 	Objective Objective
@@ -162,6 +168,10 @@ func (w *Workspace[T]) checkBatch(b *Batch) (int, error) {
 		return 0, fmt.Errorf("gamma: loss shared needs the batch's shared negatives")
 	case b.Objective.Kind == "shared" && len(b.Negative) != 0:
 		return 0, fmt.Errorf("gamma: loss shared takes its negatives from Batch.Shared, got %d per row", len(b.Negative)/rows)
+	case b.Exclude != nil && !b.Objective.dense():
+		return 0, fmt.Errorf("gamma: excluded answers are for the losses all and shared, not %q", b.Objective.Kind)
+	case b.Exclude != nil && len(b.Exclude) != rows:
+		return 0, fmt.Errorf("gamma: batch has excluded answers for %d rows of %d", len(b.Exclude), rows)
 	case b.Objective.Kind == "shared":
 	case b.Negatives < 1:
 		return 0, fmt.Errorf("gamma: batch has %d negatives per query, want ≥ 1", b.Negatives)
@@ -177,6 +187,13 @@ func (w *Workspace[T]) checkBatch(b *Batch) (int, error) {
 		for i, e := range ids {
 			if e < 0 || int(e) >= m.cfg.Entities {
 				return 0, fmt.Errorf("gamma: batch candidate %d: entity %d out of range [0, %d)", i, e, m.cfg.Entities)
+			}
+		}
+	}
+	for r, ids := range b.Exclude {
+		for _, e := range ids {
+			if e < 0 || int(e) >= m.cfg.Entities {
+				return 0, fmt.Errorf("gamma: batch row %d: excluded answer %d out of range [0, %d)", r, e, m.cfg.Entities)
 			}
 		}
 	}

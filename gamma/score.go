@@ -42,6 +42,7 @@ type trainState[T kernel.Float] struct {
 	weight          []float64
 	objective       Objective
 	posCol          []int32          // dense objectives: each row's positive as an index into uniq
+	excl, exclAt    []int32          // dense objectives: row r's excluded answers as indices into uniq, excl[exclAt[r]:exclAt[r+1]]
 	dfeat, dent     []T              // dense objectives: the candidates' feature gradients
 	local           []int32          // rows × cols: candidate index into uniq
 	uniq            []int32          // distinct candidate entities

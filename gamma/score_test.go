@@ -3,6 +3,7 @@ package gamma
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -115,5 +116,69 @@ func backwardOverZeroedGrads(t *testing.T, o Objective) {
 				t.Fatalf("%s[%d]: %g after two steps, want twice %g", m.params[i].Name, j, twice[i][j], w)
 			}
 		}
+	}
+}
+
+// TestExcludeAnswers: answers excluded from every row against all
+// entities give the loss and gradients of the shared objective whose
+// candidates are all entities but those; excluding nothing, or only a
+// row's positive, changes nothing; and the sampled objectives refuse
+// exclusions.
+func TestExcludeAnswers(t *testing.T) {
+	_, m64, m, _ := twinModels(t, 60, 24, 40, 7)
+	b := randomBatch(t, m64, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 30, 8, rand.New(rand.NewPCG(5, 5)))
+	b.Objective = Objective{Kind: "all", Temperature: 2}
+	lPlain, gPlain := trainStep(t, m, b, nil)
+
+	positive := map[int32]bool{}
+	for _, p := range b.Positive {
+		positive[p] = true
+	}
+	var out, kept []int32
+	for e := range int32(m.cfg.Entities) {
+		if !positive[e] && len(out) < 7 {
+			out = append(out, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	eb := *b
+	eb.Exclude = make([][]int32, len(b.Positive))
+	for r := range eb.Exclude {
+		eb.Exclude[r] = []int32{b.Positive[r]}
+	}
+	l, g := trainStep(t, m, &eb, nil)
+	if l != lPlain {
+		t.Fatalf("excluding the positives: loss %v, %v without", l, lPlain)
+	}
+	sameSteps(t, m, l, lPlain, g, gPlain, "excluding only the positives")
+
+	for r := range eb.Exclude {
+		eb.Exclude[r] = append(eb.Exclude[r], out...)
+	}
+	lEx, gEx := trainStep(t, m, &eb, nil)
+	sb := *b
+	sb.Objective.Kind = "shared"
+	sb.Negative, sb.Shared = nil, kept
+	lSub, gSub := trainStep(t, m, &sb, nil)
+	if math.Abs(lEx.Loss-lSub.Loss) > 1e-5*math.Abs(lSub.Loss) || math.Abs(lEx.Loss-lPlain.Loss) < 1e-4 {
+		t.Fatalf("loss %v with %d entities excluded, %v with them not candidates, %v with all", lEx.Loss, len(out), lSub.Loss, lPlain.Loss)
+	}
+	for i := range gSub {
+		scale := 1e-30
+		for _, v := range gSub[i] {
+			scale = max(scale, math.Abs(float64(v)))
+		}
+		for j, v := range gSub[i] {
+			if d := math.Abs(float64(gEx[i][j] - v)); d > 1e-4*scale {
+				t.Fatalf("%s[%d]: %g with the entities excluded, %g with them not candidates", m.params[i].Name, j, gEx[i][j], v)
+			}
+		}
+	}
+
+	b.Objective = Objective{Kind: "softmax"}
+	b.Exclude = eb.Exclude
+	if _, err := m.NewWorkspace().Forward(b, nil); err == nil || !strings.Contains(err.Error(), "all and shared") {
+		t.Fatalf("softmax with excluded answers: error %v", err)
 	}
 }

@@ -54,12 +54,28 @@ func SoftmaxLoss(pos []float64, neg [][]float64, w []float64, tau float64) (l Lo
 	}
 	dpos = make([]float64, len(pos))
 	dneg = make([][]float64, len(neg))
+	widest := 0
+	for _, n := range neg {
+		widest = max(widest, len(n))
+	}
+	// One row buffer for the batch; the negatives' gradients are cut from
+	// one allocation, not one per row.
+	row := make([]float64, 1+widest)
+	total := 0
+	for _, n := range neg {
+		total += len(n)
+	}
+	dflat := make([]float64, total)
+	d := make([]float64, 1+widest)
 	for r := range pos {
 		wr := w[r] / sw
-		row := append([]float64{pos[r]}, neg[r]...)
-		d := make([]float64, len(row))
-		l.Loss -= wr * SoftmaxRow(row, d, wr, tau)
-		dpos[r], dneg[r] = d[0], d[1:]
+		n := len(neg[r])
+		row[0] = pos[r]
+		copy(row[1:], neg[r])
+		l.Loss -= wr * SoftmaxRow(row[:1+n], d[:1+n], wr, tau)
+		dpos[r], dneg[r] = d[0], dflat[:n:n]
+		copy(dneg[r], d[1:1+n])
+		dflat = dflat[n:]
 	}
 	l.Positive, l.Negative = l.Loss, l.Loss
 	return l, dpos, dneg, nil

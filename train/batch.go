@@ -31,6 +31,9 @@ type Batch struct {
 	Negative []int32
 	Shared   []int32
 	Weight   []float64
+	// Exclude holds each row's training answers when the stream's
+	// ExcludeAnswers is set (slices of the dataset: read only).
+	Exclude [][]int32
 }
 
 // Size is the number of queries in the batch.
@@ -63,6 +66,9 @@ type Stream struct {
 	// entities (a row's answers among them are not excluded), instead of
 	// negatives per row.
 	SharedNegatives bool
+	// ExcludeAnswers: each batch lists its rows' answers (Batch.Exclude),
+	// for the losses that score rows against common candidates.
+	ExcludeAnswers bool
 }
 
 // StreamState is where a stream is: its epoch and position in it.
@@ -158,6 +164,9 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 			p.IDs = append(p.IDs, g.Row(row)...)
 			b.Positive = append(b.Positive, ans[rng.IntN(len(ans))])
 			b.Weight = append(b.Weight, math.Sqrt(1/(4+float64(len(ans)))))
+			if s.ExcludeAnswers {
+				b.Exclude = append(b.Exclude, ans)
+			}
 			if !s.SharedNegatives {
 				b.Negative = s.appendNegatives(b.Negative, ans, rng)
 			}

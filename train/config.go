@@ -39,6 +39,11 @@ type Config struct {
 	// With "shared", Negatives is the number of negatives a batch shares.
 	Loss            string  `json:"loss,omitempty"`
 	LossTemperature float64 `json:"loss_temperature,omitempty"`
+	// ExcludeAnswers leaves a row's other training answers out of its
+	// candidates with the losses "all" and "shared", whose candidates are
+	// common to the batch (the sampled losses draw their negatives outside
+	// the answers already). GammaE only.
+	ExcludeAnswers bool `json:"exclude_answers,omitempty"`
 	// AdamBeta2 and AdamEps replace Adam's β₂ (0.999) and ε (1e-8) when
 	// set.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
@@ -190,6 +195,9 @@ func (c *Config) Validate() error {
 	pos("negatives", c.Negatives)
 	if err := c.Objective().Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.ExcludeAnswers && c.Loss != "all" && c.Loss != "shared" {
+		errs = append(errs, fmt.Errorf("exclude-answers is for the losses all and shared, whose candidates the batch shares; loss %q draws its negatives outside the answers", c.Loss))
 	}
 	if !(c.AdamBeta2 >= 0 && c.AdamBeta2 < 1) {
 		errs = append(errs, fmt.Errorf("adam-beta2 must be in [0, 1) (0: 0.999), got %g", c.AdamBeta2))

@@ -236,6 +236,7 @@ func TestConfigValidate(t *testing.T) {
 		"average":     func(c *Config) { c.Average = -0.1 },
 		"adam-beta2":  func(c *Config) { c.AdamBeta2 = 1 },
 		"adam-eps":    func(c *Config) { c.AdamEps = math.Inf(1) },
+		"exclude":     func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
 	} {
 		c := good
 		mutate(&c)

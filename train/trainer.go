@@ -161,6 +161,7 @@ func (t *trainer) setup() error {
 	for _, s := range []*Stream{t.path, t.other} {
 		if s != nil {
 			s.SharedNegatives = t.cfg.Loss == "shared"
+			s.ExcludeAnswers = t.cfg.ExcludeAnswers
 		}
 	}
 	if t.cfg.RefNegatives {
@@ -325,7 +326,7 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	if t.q != nil {
 		return t.stepQE(b, next)
 	}
-	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Shared: b.Shared, Weight: b.Weight, Objective: t.cfg.Objective()}
+	gb := &gamma.Batch{Negatives: t.cfg.Negatives, Positive: b.Positive, Negative: b.Negative, Shared: b.Shared, Exclude: b.Exclude, Weight: b.Weight, Objective: t.cfg.Objective()}
 	for _, p := range b.Parts {
 		gb.Groups = append(gb.Groups, gamma.Group{Program: t.progs[p.Group], IDs: p.IDs})
 	}

@@ -195,4 +195,22 @@ func TestStreamSharedNegatives(t *testing.T) {
 	if len(per.Parts) != len(sh.Parts) || !slices.Equal(per.Parts[0].Rows, sh.Parts[0].Rows) {
 		t.Fatal("sharing the negatives changed the queries drawn")
 	}
+	if sh.Exclude != nil {
+		t.Fatal("a stream without ExcludeAnswers listed answers")
+	}
+	s := NewStream(sel.path, nil, n, 7, false, 1)
+	s.SharedNegatives, s.ExcludeAnswers = true, true
+	ex := s.Next(16, rand.New(rand.NewPCG(3, 4)))
+	if !slices.Equal(ex.Positive, sh.Positive) || len(ex.Exclude) != len(ex.Positive) {
+		t.Fatalf("with ExcludeAnswers: %d positives (%d without), %d rows of answers", len(ex.Positive), len(sh.Positive), len(ex.Exclude))
+	}
+	r := 0
+	for _, p := range ex.Parts {
+		for _, row := range p.Rows {
+			if !slices.Equal(ex.Exclude[r], p.Group.Answers(row)) || !slices.Contains(ex.Exclude[r], ex.Positive[r]) {
+				t.Fatalf("row %d: answers %v listed, the query's %v, positive %d", r, ex.Exclude[r], p.Group.Answers(row), ex.Positive[r])
+			}
+			r++
+		}
+	}
 }

@@ -41,6 +41,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--average", "1"}, 1, "average must be a fraction in [0, 1), got 1"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "all"), "--steps", "2", "--loss", "all"}, small...), 0, "finished: 2 iterations"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "shared"), "--steps", "2", "--loss", "shared", "--negatives", "40"}, small...), 0, "finished: 2 iterations"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--exclude-answers"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial, softmax, all or shared, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-adversarial"), "--model-kind", "gqe", "--loss", "adversarial"}, small[:2]...), 1, `loss "adversarial": the baselines train with sigmoid`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "cone-softmax"), "--model-kind", "cone", "--loss", "softmax", "--steps", "2"}, small...), 0, "loss softmax"},
@@ -71,6 +74,9 @@ func TestTrainPipeline(t *testing.T) {
 		if code != s.code || !strings.Contains(out, s.want) {
 			t.Fatalf("gammae %s: exit %d, want %d with %q\n%s", strings.Join(s.args, " "), code, s.code, s.want, out)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "exclude", "config.json")); err != nil || !strings.Contains(string(b), `"exclude_answers": true`) {
+		t.Errorf("the exclude run's config does not record the exclusion: %v\n%s", err, b)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
 		t.Errorf("the bf16 run's config.json does not record its precision (%v):\n%s", err, b)
