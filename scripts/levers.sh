@@ -2,13 +2,11 @@
 # Measures training recipes against each other at one CPU budget: the
 # protocol of docs/evaluation.md's lever tables. Each lever is `gammae
 # train --preset fast` (GammaE's hour recipe) with extra options, given
-# CPU-MINUTES of one core's CPU time on one thread, two runs at a time,
-# one per core, so that runs sharing the machine do equal work. A run
-# directory that exists is resumed and a finished one left as it is. Then
-# every run's last parameters are scored on the same sample of validation
-# queries (DIR/levers.{md,json,csv}; the test queries are kept for the
-# winners) and the validation curves drawn against CPU-seconds
-# (DIR/levers.svg).
+# CPU-MINUTES of one core's CPU time on one thread, two runs at a time
+# (scripts/cpu-budget.sh: resumable). Then every run's last parameters are
+# scored on the same sample of validation queries
+# (DIR/levers.{md,json,csv}; the test queries are kept for the winners)
+# and the validation curves drawn against CPU-seconds (DIR/levers.svg).
 #
 #   bash scripts/levers.sh CPU-MINUTES DIR NAME=OPTIONS...
 #   bash scripts/levers.sh 30 levers fast= shared='--loss shared --negatives 2048'
@@ -18,13 +16,13 @@
 # the validation queries per structure of the table; VALID_EVERY (default
 # 1000) how often a run validates on 100 queries a structure.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export PATH=/usr/local/go/bin:$PATH
+source "$(dirname "$0")/cpu-budget.sh"
 if [ $# -lt 3 ]; then
 	echo "usage: bash scripts/levers.sh CPU-MINUTES DIR NAME=OPTIONS..." >&2
 	exit 2
 fi
-minutes=$1 dir=$2
+minutes=$1
+budget_setup "$2"
 shift 2
 for lever in "$@"; do
 	case $lever in
@@ -32,28 +30,14 @@ for lever in "$@"; do
 	*) echo "levers.sh: $lever: want NAME=OPTIONS (OPTIONS may be empty)" >&2; exit 2 ;;
 	esac
 done
-mkdir -p "$dir"
-bin=$dir/gammae.bin
-GOEXPERIMENT=simd go build -o "$bin" ./cmd/gammae
-data=${DATA:-$dir/data.gqd}
-[ -f "$data" ] || "$bin" data generate --graph "${GRAPH:-../shared/data/FB15k-237-betae}" --out "$data"
 
-# train NAME=OPTIONS: one run, resumed when its directory holds one.
-train() {
-	local name=${1%%=*} opts=${1#*=} run
-	run=$dir/${1%%=*}
-	if [ -f "$run/state.json" ]; then
-		"$bin" train --data "$data" --out "$run" --resume >"$run.log" 2>&1
-	else
-		# shellcheck disable=SC2086 # the options are words
-		"$bin" train --data "$data" --out "$run" --preset fast --cpu-minutes "$minutes" --threads 1 \
-			--valid-every "${VALID_EVERY:-1000}" --valid-queries 100 $opts >"$run.log" 2>&1
-	fi
-	echo "$name: $(tail -n 1 "$run.log")"
+# lever NAME=OPTIONS: one run of the fast preset with OPTIONS.
+lever() {
+	# shellcheck disable=SC2086 # the options are words
+	budget_train "${1%%=*}" --preset fast --valid-every "${VALID_EVERY:-1000}" --valid-queries 100 ${1#*=}
 }
-export -f train
-export bin data dir minutes
-printf '%s\n' "$@" | xargs -P 2 -I{} bash -c 'train "$1"' _ {}
+export -f lever
+budget_pairs lever "$@"
 
 runs=()
 for lever in "$@"; do runs+=("$dir/${lever%%=*}"); done
