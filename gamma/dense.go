@@ -88,22 +88,30 @@ func (w *Workspace[T]) denseForward() {
 	}
 }
 
+func rowMax[T kernel.Float](l []T) T {
+	top := l[0]
+	for _, v := range l[1:] {
+		top = max(top, v)
+	}
+	return top
+}
+
 // rowLossAll is rowLoss for the dense objectives: −log softmax(l/T) at
 // the positive over the U candidates (columns 1…U); column 0, the
 // positive again, carries the −1 of the target.
 func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	tau := t.objective.temperature()
 	excl := t.excl[t.exclAt[r]:t.exclAt[r+1]]
-	// The excluded candidates leave the row: their logits are lowered
-	// below the rest (out of the max) and their exponentials zeroed.
 	e := dl[1:]
-	copy(e, l[1:])
-	for _, c := range excl {
-		e[c] = T(math.Inf(-1))
-	}
-	top := e[0]
-	for _, v := range e[1:] {
-		top = max(top, v)
+	top := rowMax(l[1:])
+	if len(excl) > 0 {
+		// The excluded candidates leave the row: their logits are lowered
+		// below the rest (out of the max) and their exponentials zeroed.
+		copy(e, l[1:])
+		for _, c := range excl {
+			e[c] = T(math.Inf(-1))
+		}
+		top = rowMax(e)
 	}
 	mx := float64(top) / tau
 	// One exponential per entity, by the vector kernel: e = exp(l/T − max)

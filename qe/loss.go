@@ -54,17 +54,13 @@ func SoftmaxLoss(pos []float64, neg [][]float64, w []float64, tau float64) (l Lo
 	}
 	dpos = make([]float64, len(pos))
 	dneg = make([][]float64, len(neg))
-	widest := 0
-	for _, n := range neg {
-		widest = max(widest, len(n))
-	}
 	// One row buffer for the batch; the negatives' gradients are cut from
 	// one allocation, not one per row.
-	row := make([]float64, 1+widest)
-	total := 0
+	widest, total := 0, 0
 	for _, n := range neg {
-		total += len(n)
+		widest, total = max(widest, len(n)), total+len(n)
 	}
+	row := make([]float64, 1+widest)
 	dflat := make([]float64, total)
 	d := make([]float64, 1+widest)
 	for r := range pos {
