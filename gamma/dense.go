@@ -62,19 +62,31 @@ func (t *trainState[T]) exclude(b *Batch, col func(int32) int32) {
 	t.exclAt[len(b.Positive)] = int32(len(t.excl))
 }
 
-// denseForward sets every run's distances to the candidates.
+// denseForward sets every run's distances to the candidates: one product
+// of all component rows' [α; β] (gathered into q) with the candidates'
+// features, so that the features are packed once a step and the kernel
+// sees a tall matrix rather than one short one per structure.
 func (w *Workspace[T]) denseForward() {
 	m, t := w.m, &w.train
 	d, cols, n := m.cfg.Dim, t.cols, len(t.uniq)
 	t.feat, t.ent = grow(t.feat, n*2*d), grow(t.ent, n)
 	m.features(t.uniq, t.feat, t.ent, &t.part, nil)
+	t.q = grow(t.q, t.crows*2*d)
+	for _, r := range t.runs {
+		for c, o := range r.prog.outputs {
+			v, x0 := &r.vals[o], r.score.crow0+c*r.rows
+			for b := range r.rows {
+				q := t.q[(x0+b)*2*d : (x0+b+1)*2*d]
+				copy(q[:d], v.a[b*d:(b+1)*d])
+				copy(q[d:], v.b[b*d:(b+1)*d])
+			}
+		}
+	}
+	m.gemmDense(false, true, t.crows, n, 2*d, t.q, 2*d, t.feat, 2*d, t.dist[1:], cols)
 	for _, r := range t.runs {
 		s := &r.score
-		for c, o := range r.prog.outputs {
-			v := &r.vals[o]
+		for c := range r.prog.outputs {
 			dist := s.dist[c*r.rows*cols : (c+1)*r.rows*cols]
-			kernel.Gemm(false, true, r.rows, n, d, 1, v.a, d, t.feat, 2*d, 0, dist[1:], cols)
-			kernel.Gemm(false, true, r.rows, n, d, 1, v.b, d, t.feat[d:], 2*d, 1, dist[1:], cols)
 			parallelFor(r.rows, 4, func(_, lo, hi int) {
 				for b := lo; b < hi; b++ {
 					row, q := dist[b*cols:(b+1)*cols], s.qterm[c*r.rows+b]
@@ -86,6 +98,18 @@ func (w *Workspace[T]) denseForward() {
 			})
 		}
 	}
+}
+
+// gemmDense sets c = op(a)·op(b), the dense objectives' products: with
+// bfloat16 operands when the model's products are (SetPrecision), so that
+// --precision bf16 covers the distances to the candidates as it covers
+// the MLPs.
+func (m *Model[T]) gemmDense(transA, transB bool, rows, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	if m.bf16 {
+		kernel.GemmBF16(transA, transB, rows, n, k, any(a).([]float32), lda, any(b).([]float32), ldb, 0, any(c).([]float32), ldc)
+		return
+	}
+	kernel.Gemm(transA, transB, rows, n, k, 1, a, lda, b, ldb, 0, c, ldc)
 }
 
 func rowMax[T kernel.Float](l []T) T {
@@ -145,33 +169,30 @@ func (w *Workspace[T]) denseBackward(overwrite, stale bool) {
 	m, t := w.m, &w.train
 	d, cols, n := m.cfg.Dim, t.cols, len(t.uniq)
 	t.dfeat, t.dent = grow(t.dfeat, n*2*d), grow(t.dent, n)
-	clear(t.dfeat)
 	clear(t.dent)
 	acc := grow(t.acc[0], t.crows*2*d)
 	t.acc[0] = acc
 	for blk := 1; blk < scoreBlocks; blk++ {
 		t.acc[blk] = t.acc[blk][:0]
 	}
+	g := t.ddist
+	m.gemmDense(true, false, n, 2*d, t.crows, g[1:], cols, t.q, 2*d, t.dfeat, 2*d)
+	m.gemmDense(false, false, t.crows, 2*d, n, g[1:], cols, t.feat, 2*d, acc, 2*d)
 	for _, r := range t.runs {
 		s := &r.score
-		for c, o := range r.prog.outputs {
-			v := &r.vals[o]
-			g := s.ddist[c*r.rows*cols : (c+1)*r.rows*cols]
+		for c := range r.prog.outputs {
 			x0 := s.crow0 + c*r.rows
-			kernel.Gemm(true, false, n, d, r.rows, 1, g[1:], cols, v.a, d, 1, t.dfeat, 2*d)
-			kernel.Gemm(true, false, n, d, r.rows, 1, g[1:], cols, v.b, d, 1, t.dfeat[d:], 2*d)
-			kernel.Gemm(false, false, r.rows, 2*d, n, 1, g[1:], cols, t.feat, 2*d, 0, acc[x0*2*d:(x0+r.rows)*2*d], 2*d)
 			for b := range r.rows {
-				gr := g[b*cols : (b+1)*cols]
+				x := x0 + b
+				gr := g[x*cols : (x+1)*cols]
 				for e, ge := range gr[1:] {
 					t.dent[e] += ge
 				}
 				// Column 0: the positive's distance once more.
 				p, g0 := int(t.posCol[s.row0+b]), gr[0]
 				t.dent[p] += g0
-				kernel.Axpy(g0, v.a[b*d:(b+1)*d], t.dfeat[p*2*d:p*2*d+d])
-				kernel.Axpy(g0, v.b[b*d:(b+1)*d], t.dfeat[p*2*d+d:(p+1)*2*d])
-				kernel.Axpy(g0, t.feat[p*2*d:(p+1)*2*d], acc[(x0+b)*2*d:(x0+b+1)*2*d])
+				kernel.Axpy(g0, t.q[x*2*d:(x+1)*2*d], t.dfeat[p*2*d:(p+1)*2*d])
+				kernel.Axpy(g0, t.feat[p*2*d:(p+1)*2*d], acc[x*2*d:(x+1)*2*d])
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package gamma
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -333,9 +334,17 @@ func TestObjectives(t *testing.T) {
 func logSigmoid(x float64) float64 { return -math.Log1p(math.Exp(-x)) }
 
 // TestTrainBF16: a training step with bfloat16 products (the MLPs'
-// forward, input-gradient and weight-gradient products) gives the float32 step's loss and
-// gradients up to the operands' rounding.
+// forward, input-gradient and weight-gradient products, and with the
+// dense objectives the distances to the candidates and their gradients)
+// gives the float32 step's loss and gradients up to the operands'
+// rounding.
 func TestTrainBF16(t *testing.T) {
+	for _, kind := range []string{"", "shared", "all"} {
+		t.Run(cmp.Or(kind, "sigmoid"), func(t *testing.T) { trainBF16(t, Objective{Kind: kind}) })
+	}
+}
+
+func trainBF16(t *testing.T, o Objective) {
 	cfg := tinyConfig(UnionMoment)
 	cfg.Entities, cfg.Dim, cfg.Hidden = 30, 16, 40
 	mk := func() *Model[float32] {
@@ -352,6 +361,12 @@ func TestTrainBF16(t *testing.T) {
 	shapes := []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))", "(((e,(r,)),(e,(r,)),(u,)),(r,))"}
 	b32 := randomBatch(t, m32, shapes, 6, 5, rand.New(rand.NewPCG(8, 8)))
 	b16 := randomBatch(t, m16, shapes, 6, 5, rand.New(rand.NewPCG(8, 8)))
+	for _, b := range []*Batch{b32, b16} {
+		b.Objective = o
+		if o.Kind == "shared" {
+			shareNegatives(b, 12)
+		}
+	}
 	l32, g32 := trainStep(t, m32, b32, nil)
 	l16, g16 := trainStep(t, m16, b16, nil)
 	if l32.Loss == l16.Loss {
@@ -393,4 +408,39 @@ func TestTrainBF16(t *testing.T) {
 		}
 	}
 	t.Logf("loss %.6g (fp32) / %.6g (bf16); smallest gradient cosine %.4f", l32.Loss, l16.Loss, worst)
+}
+
+// TestGemmDense: the dense objectives' products are the bfloat16 kernel's
+// when the model's products are bf16, the float32 kernel's otherwise.
+func TestGemmDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const rows, n, k = 9, 37, 20
+	a, b := make([]float32, rows*k), make([]float32, n*k)
+	for i := range a {
+		a[i] = float32(rng.NormFloat64())
+	}
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+	}
+	m, err := New[float32](tinyConfig(UnionMoment), rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Precision{"fp32", "bf16"} {
+		if err := m.SetPrecision(p); err != nil {
+			t.Fatal(err)
+		}
+		got, want := make([]float32, rows*n), make([]float32, rows*n)
+		m.gemmDense(false, true, rows, n, k, a, k, b, k, got, n)
+		if p == "bf16" {
+			kernel.GemmBF16(false, true, rows, n, k, a, k, b, k, 0, want, n)
+		} else {
+			kernel.Gemm(false, true, rows, n, k, 1, a, k, b, k, 0, want, n)
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: c[%d] = %g, the kernel gives %g", p, i, got[i], want[i])
+			}
+		}
+	}
 }

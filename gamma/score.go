@@ -28,6 +28,9 @@ type groupScore[T kernel.Float] struct {
 	row0        int // first batch row of the group
 	crow0       int // first component row in the query gradient accumulators
 	dist, ddist []T // components × rows × (n+1)
+	// borrowed: dist and ddist are windows of trainState's dense buffers
+	// (the dense objectives), not the run's own.
+	borrowed    bool
 	ds          []T // gradient of the mixture scores, components × rows
 	qterm, gsum []T // per component and row: Q and Σⱼ ∂loss/∂distⱼ
 }
@@ -44,6 +47,8 @@ type trainState[T kernel.Float] struct {
 	posCol          []int32          // dense objectives: each row's positive as an index into uniq
 	excl, exclAt    []int32          // dense objectives: row r's excluded answers as indices into uniq, excl[exclAt[r]:exclAt[r+1]]
 	dfeat, dent     []T              // dense objectives: the candidates' feature gradients
+	dist, ddist     []T              // dense objectives: every run's distances and their gradients, crows × cols
+	q               []T              // dense objectives: every component row's [α; β], crows × 2d
 	local           []int32          // rows × cols: candidate index into uniq
 	uniq            []int32          // distinct candidate entities
 	mark            []int32          // entity → index into uniq, or −1
@@ -147,10 +152,25 @@ func (t *trainState[T]) unmark() {
 // per structure.
 func (w *Workspace[T]) queryTerms() {
 	t, d := &w.train, w.m.cfg.Dim
+	dense := t.objective.dense()
+	if dense {
+		t.dist, t.ddist = grow(t.dist, t.crows*t.cols), grow(t.ddist, t.crows*t.cols)
+	}
 	for _, r := range t.runs {
 		k, s := len(r.prog.outputs), &r.score
-		s.dist = grow(s.dist, k*r.rows*t.cols)
-		s.ddist = grow(s.ddist, len(s.dist))
+		switch lo, hi := s.crow0*t.cols, (s.crow0+k*r.rows)*t.cols; {
+		case dense:
+			// One window of the batch's distances: the products of all
+			// runs are one matrix product (denseForward).
+			s.dist, s.ddist, s.borrowed = t.dist[lo:hi:hi], t.ddist[lo:hi:hi], true
+		case s.borrowed:
+			// Windows of a dense step may overlap another run's: own
+			// buffers again.
+			s.dist, s.ddist, s.borrowed = make([]T, hi-lo), make([]T, hi-lo), false
+		default:
+			s.dist = grow(s.dist, hi-lo)
+			s.ddist = grow(s.ddist, len(s.dist))
+		}
 		s.ds, s.qterm, s.gsum = grow(s.ds, k*r.rows), grow(s.qterm, k*r.rows), grow(s.gsum, k*r.rows)
 	}
 	w.eachRow(func(r *run[T], b int, tmp []T) {

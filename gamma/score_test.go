@@ -182,3 +182,54 @@ func TestExcludeAnswers(t *testing.T) {
 		t.Fatalf("softmax with excluded answers: error %v", err)
 	}
 }
+
+// TestDenseWindowsReused: the dense objectives keep every run's distances
+// in windows of one buffer; a workspace that goes on to other batches and
+// objectives gives what a new workspace gives, to the bit, though the
+// runs it reuses held overlapping windows in earlier steps.
+func TestDenseWindowsReused(t *testing.T) {
+	_, m64, m, _ := twinModels(t, 60, 24, 40, 7)
+	rng := rand.New(rand.NewPCG(9, 9))
+	x, y := "(e,(r,r))", "((e,(r,)),(e,(r,n)))"
+	programs := map[string]*Program{} // one per shape: the workspace reuses a program's runs
+	batch := func(shapes []string, rows int, o Objective) *Batch {
+		b := randomBatch(t, m64, shapes, rows, 8, rng)
+		for i, s := range shapes {
+			if p, ok := programs[s]; ok {
+				b.Groups[i].Program = p
+			}
+			programs[s] = b.Groups[i].Program
+		}
+		b.Objective = o
+		if o.Kind == "shared" {
+			shareNegatives(b, 20)
+		}
+		return b
+	}
+	shared, softmax := Objective{Kind: "shared"}, Objective{Kind: "softmax"}
+	steps := []*Batch{
+		batch([]string{x, y}, 12, shared),
+		batch([]string{y}, 20, shared), // y's window now overlaps x's
+		batch([]string{x, y}, 12, softmax),
+		batch([]string{y, x}, 9, Objective{Kind: "all"}),
+		batch([]string{x, y}, 15, softmax),
+	}
+	ws := m.NewWorkspace()
+	for i, b := range steps {
+		m.ZeroGrad()
+		want, wantG := trainStep(t, m, b, nil)
+		m.ZeroGrad()
+		got, err := ws.Forward(b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		var gotG [][]float32
+		for _, g := range m.Grads() {
+			gotG = append(gotG, append([]float32(nil), g.Data...))
+		}
+		sameSteps(t, m, want, got, wantG, gotG, "step "+string(rune('1'+i))+" on a reused workspace")
+	}
+}

@@ -86,7 +86,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.StringVar(&c.Loss, "loss", "", "objective of a query's logits: sigmoid (reference), adversarial (self-adversarial negatives), softmax (cross-entropy over the candidates), all (cross-entropy against every entity), shared (cross-entropy against the batch's positives and --negatives entities it shares); the baselines take sigmoid and softmax")
 			fs.Float64Var(&c.LossTemperature, "loss-temperature", 0, "the loss's T: adversarial inverse temperature, softmax temperature (default 1)")
 			fs.BoolVar(&c.ExcludeAnswers, "exclude-answers", false, "with --loss all or shared: a query's other training answers are not among its candidates (the sampled losses' negatives exclude them already)")
-			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs: fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
+			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs (and of the dense losses' distances): fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")
 			fs.Float64Var(&c.AdamEps, "adam-eps", 0, "Adam's ε (default 1e-8)")
 			fs.Float64Var(&c.Average, "average", 0, "average the parameters of the schedule's last `FRACTION` into RUN/average.safetensors (evaluate it with --model RUN/average.safetensors); GammaE only")
