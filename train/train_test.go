@@ -382,6 +382,52 @@ func TestTimeBudgetKeepsDrops(t *testing.T) {
 	}
 }
 
+// TestResumedBudgetRefits: a budget run stopped while its schedule was
+// fitted to a slow start goes on refitting when resumed, so the schedule
+// grows to what the rest of the budget holds and the lr drops move with
+// it, rather than ending at the first fit's iterations.
+func TestResumedBudgetRefits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 3 seconds")
+	}
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Steps, cfg.Minutes, cfg.CheckpointEvery = 0, 0.05, 1000
+	cfg.LRDrops = []float64{0.5, 0.85}
+	dir := t.TempDir()
+	slow := func(int, float64) { time.Sleep(20 * time.Millisecond) }
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slow, MaxIterations: 10}); err != nil {
+		t.Fatal(err)
+	}
+	first := readState(t, dir)
+	if first.Steps <= 0 || first.Steps > 400 {
+		t.Fatalf("first invocation fitted %d iterations at 20 ms each; want about 150", first.Steps)
+	}
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true, refitMin: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	st := readState(t, dir)
+	if st.Iteration <= 2*first.Steps {
+		t.Errorf("resumed run ended at iteration %d; the first fit was %d, the faster rest of the budget holds many more", st.Iteration, first.Steps)
+	}
+	if st.Drops != 2 {
+		t.Errorf("%d lr drops, want 2", st.Drops)
+	}
+}
+
+func readState(t *testing.T, dir string) State {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, checkpoint.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // TestContains checks the sampler's membership test against
 // slices.BinarySearch on sorted lists of every length up to 40, for values
 // below, between, on and above the elements.

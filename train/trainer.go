@@ -448,8 +448,9 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	// again every 5% of the budget (at least 30 s, for a steady rate) on the
 	// wall time per iteration since the last fit (validations, checkpoints
 	// and a busy machine included), so that every lr drop still falls
-	// inside the budget.
-	refine := estimate
+	// inside the budget. A resumed run goes on refitting: its schedule
+	// may have been fitted to a rate its earlier invocation did not keep.
+	refine := estimate || (bud.on && t.cfg.Steps <= 0)
 	refitMin := cmp.Or(t.opts.refitMin, 30*time.Second)
 	var refitAt time.Duration
 	refitRan := 0
@@ -471,8 +472,30 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 		}
 	}()
 	ran := 0
+	// refit lays the schedule out again on the time per iteration since
+	// the last fit; it reports whether the schedule grew.
+	refit := func() bool {
+		per := (bud.used() - refitAt).Seconds() / float64(ran-refitRan)
+		refitAt, refitRan = bud.used(), ran
+		steps := t.st.Iteration + int(bud.left().Seconds()/per)
+		// Changes over 1% are applied, over 5% also logged.
+		if 100*abs(steps-t.st.Steps) <= t.st.Steps {
+			return false
+		}
+		if 20*abs(steps-t.st.Steps) > t.st.Steps {
+			t.logf("train: %.3g %s per iteration lately: schedule refitted to %d iterations", per, bud.unit(), steps)
+		}
+		grew := steps > t.st.Steps
+		t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
+		if rep != nil {
+			rep.SetTotal(int64(steps))
+		}
+		return grew
+	}
 	for {
-		if t.st.Steps > 0 && t.st.Iteration >= t.st.Steps {
+		// A fitted schedule's end with budget left over (a faster rate
+		// than the last fit's) is refitted rather than the budget's end.
+		if t.st.Steps > 0 && t.st.Iteration >= t.st.Steps && !(refine && !estimate && ran > refitRan && refit()) {
 			break
 		}
 		if t.opts.MaxIterations > 0 && ran >= t.opts.MaxIterations {
@@ -531,18 +554,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.logf("train: %.3g %s per iteration: laying the schedule out for %d iterations in %s", per, bud.unit(), t.st.Steps, bud)
 			newReporter()
 		} else if refine && !estimate && bud.used()-refitAt > max(bud.limit/20, refitMin) && ran > refitRan {
-			per := (bud.used() - refitAt).Seconds() / float64(ran-refitRan)
-			refitAt, refitRan = bud.used(), ran
-			// Changes over 1% are applied, over 5% also logged.
-			if steps := t.st.Iteration + int(bud.left().Seconds()/per); 100*abs(steps-t.st.Steps) > t.st.Steps {
-				if 20*abs(steps-t.st.Steps) > t.st.Steps {
-					t.logf("train: %.3g %s per iteration lately: schedule refitted to %d iterations", per, bud.unit(), steps)
-				}
-				t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
-				if rep != nil {
-					rep.SetTotal(int64(steps))
-				}
-			}
+			refit()
 		}
 		t.writeLog(map[string]any{"step": t.st.Iteration, "loss": loss, "lr": t.st.LR, "time": t.st.Seconds, "cpu": t.st.CPUSeconds})
 		if rep != nil {
