@@ -112,12 +112,34 @@ func (m *Model[T]) gemmDense(transA, transB bool, rows, n, k int, a []T, lda int
 	kernel.Gemm(transA, transB, rows, n, k, 1, a, lda, b, ldb, 0, c, ldc)
 }
 
+// rowMax is the largest of l (NaN if l[0] is; a later NaN is passed
+// over, and shows in the row's loss): four independent maxima and
+// comparisons, not the max builtin, whose NaN and signed-zero rules cost
+// a branch chain per element on the loss's hot path.
 func rowMax[T kernel.Float](l []T) T {
-	top := l[0]
-	for _, v := range l[1:] {
-		top = max(top, v)
+	m0 := l[0]
+	m1, m2, m3 := m0, m0, m0
+	i := 1
+	for ; i+4 <= len(l); i += 4 {
+		if v := l[i]; v > m0 {
+			m0 = v
+		}
+		if v := l[i+1]; v > m1 {
+			m1 = v
+		}
+		if v := l[i+2]; v > m2 {
+			m2 = v
+		}
+		if v := l[i+3]; v > m3 {
+			m3 = v
+		}
 	}
-	return top
+	for ; i < len(l); i++ {
+		if v := l[i]; v > m0 {
+			m0 = v
+		}
+	}
+	return max(m0, m1, m2, m3)
 }
 
 // rowLossAll is rowLoss for the dense objectives: −log softmax(l/T) at
@@ -140,8 +162,9 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	mx := float64(top) / tau
 	// One exponential per entity, by the vector kernel: e = exp(l/T − max)
 	// in dl, then scaled to the softmax's gradient.
+	inv, shift := T(1/tau), T(mx)
 	for j, v := range l[1:] {
-		e[j] = T(float64(v)/tau - mx)
+		e[j] = v*inv - shift
 	}
 	kernel.Exp(e, e)
 	for _, c := range excl {

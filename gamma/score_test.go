@@ -233,3 +233,36 @@ func TestDenseWindowsReused(t *testing.T) {
 		sameSteps(t, m, want, got, wantG, gotG, "step "+string(rune('1'+i))+" on a reused workspace")
 	}
 }
+
+// TestRowMax: rowMax is the largest element for every length and
+// position, and NaN when the first element is.
+func TestRowMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for n := 1; n <= 19; n++ {
+		for at := range n {
+			l := make([]float32, n)
+			for i := range l {
+				l[i] = float32(-rng.Float64())
+			}
+			l[at] = 2
+			if got := rowMax(l); got != 2 {
+				t.Fatalf("n=%d, largest at %d: rowMax %g, want 2", n, at, got)
+			}
+		}
+	}
+	if got := rowMax([]float64{math.NaN(), 1, 2, 3, 4, 5}); !math.IsNaN(got) {
+		t.Errorf("rowMax of a row led by NaN: %g", got)
+	}
+}
+
+func BenchmarkRowMax(b *testing.B) {
+	l := make([]float32, 2561)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for i := range l {
+		l[i] = float32(rng.NormFloat64())
+	}
+	b.SetBytes(int64(4 * len(l)))
+	for b.Loop() {
+		rowMax(l)
+	}
+}
