@@ -86,6 +86,13 @@ func trainStep[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Ra
 func stepFrom[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Rand) (Loss, [][]T, *Workspace[T]) {
 	t.Helper()
 	ws := m.NewWorkspace()
+	l, gs := stepOn(t, m, ws, b, rng)
+	return l, gs, ws
+}
+
+// stepOn is a training step of b on the workspace ws of m.
+func stepOn[T kernel.Float](t *testing.T, m *Model[T], ws *Workspace[T], b *Batch, rng *rand.Rand) (Loss, [][]T) {
+	t.Helper()
 	l, err := ws.Forward(b, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +104,7 @@ func stepFrom[T kernel.Float](t *testing.T, m *Model[T], b *Batch, rng *rand.Ran
 	for _, g := range m.Grads() {
 		gs = append(gs, slices.Clone(g.Data))
 	}
-	return l, gs, ws
+	return l, gs
 }
 
 // sameSteps fails unless two training steps of m gave the same loss and

@@ -219,17 +219,7 @@ func TestDenseWindowsReused(t *testing.T) {
 		m.ZeroGrad()
 		want, wantG := trainStep(t, m, b, nil)
 		m.ZeroGrad()
-		got, err := ws.Forward(b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ws.Backward(); err != nil {
-			t.Fatal(err)
-		}
-		var gotG [][]float32
-		for _, g := range m.Grads() {
-			gotG = append(gotG, append([]float32(nil), g.Data...))
-		}
+		got, gotG := stepOn(t, m, ws, b, nil)
 		sameSteps(t, m, want, got, wantG, gotG, "step "+string(rune('1'+i))+" on a reused workspace")
 	}
 }

@@ -352,14 +352,7 @@ func TestCustomDropsCheckpoint(t *testing.T) {
 // after its first fit (a busy machine, validations) still makes every lr
 // drop inside the budget.
 func TestTimeBudgetKeepsDrops(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for 3 seconds")
-	}
-	d := tinyDataset(t)
-	cfg := tinyConfig()
-	cfg.Steps, cfg.Minutes, cfg.CheckpointEvery = 0, 0.05, 1000
-	cfg.LRDrops = []float64{0.5, 0.85}
-	dir := t.TempDir()
+	d, cfg, dir := threeSecondRun(t)
 	start := time.Now()
 	slow := func(int, float64) {
 		if time.Since(start) > 600*time.Millisecond {
@@ -369,15 +362,7 @@ func TestTimeBudgetKeepsDrops(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slow, refitMin: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, checkpoint.StateFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Drops != 2 || st.LR != cfg.LR/25 {
+	if st := readState(t, dir); st.Drops != 2 || st.LR != cfg.LR/25 {
 		t.Errorf("after the budget: %d lr drops, lr %g; want 2 and %g", st.Drops, st.LR, cfg.LR/25)
 	}
 }
@@ -387,14 +372,7 @@ func TestTimeBudgetKeepsDrops(t *testing.T) {
 // grows to what the rest of the budget holds and the lr drops move with
 // it, rather than ending at the first fit's iterations.
 func TestResumedBudgetRefits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for 3 seconds")
-	}
-	d := tinyDataset(t)
-	cfg := tinyConfig()
-	cfg.Steps, cfg.Minutes, cfg.CheckpointEvery = 0, 0.05, 1000
-	cfg.LRDrops = []float64{0.5, 0.85}
-	dir := t.TempDir()
+	d, cfg, dir := threeSecondRun(t)
 	slow := func(int, float64) { time.Sleep(20 * time.Millisecond) }
 	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slow, MaxIterations: 10}); err != nil {
 		t.Fatal(err)
@@ -413,6 +391,19 @@ func TestResumedBudgetRefits(t *testing.T) {
 	if st.Drops != 2 {
 		t.Errorf("%d lr drops, want 2", st.Drops)
 	}
+}
+
+// threeSecondRun is the data, configuration (a 3-second budget, two lr
+// drops) and directory of a budget run; it skips in -short mode.
+func threeSecondRun(t *testing.T) (*dataset.Dataset, Config, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs for 3 seconds")
+	}
+	cfg := tinyConfig()
+	cfg.Steps, cfg.Minutes, cfg.CheckpointEvery = 0, 0.05, 1000
+	cfg.LRDrops = []float64{0.5, 0.85}
+	return tinyDataset(t), cfg, t.TempDir()
 }
 
 func readState(t *testing.T, dir string) State {
