@@ -49,8 +49,9 @@ func TestValidateLRDrops(t *testing.T) {
 	}
 }
 
-// TestPresets: every preset is valid, and
-// the fast preset is the hour preset with the softmax loss, nothing else.
+// TestPresets: every preset is valid; the fast preset is the hour preset
+// with the softmax loss, and fast-shared the same with the shared loss
+// over 2,048 entities, nothing else.
 func TestPresets(t *testing.T) {
 	for name := range Presets {
 		c, err := Preset(name)
@@ -69,5 +70,13 @@ func TestPresets(t *testing.T) {
 	fast.Loss, fast.Preset, hour.Preset = "", "", ""
 	if !reflect.DeepEqual(fast, hour) {
 		t.Errorf("fast differs from the hour preset beyond the loss:\n%+v\n%+v", fast, hour)
+	}
+	shared, _ := Preset("fast-shared")
+	if shared.Loss != "shared" || shared.Negatives != 2048 {
+		t.Errorf("fast-shared: loss %q, %d negatives", shared.Loss, shared.Negatives)
+	}
+	shared.Loss, shared.Negatives, shared.Preset = "", hour.Negatives, ""
+	if !reflect.DeepEqual(shared, hour) {
+		t.Errorf("fast-shared differs from the hour preset beyond the loss:\n%+v\n%+v", shared, hour)
 	}
 }

@@ -43,6 +43,8 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "shared"), "--steps", "2", "--loss", "shared", "--negatives", "40"}, small...), 0, "finished: 2 iterations"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--exclude-answers"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-shared"), "--preset", "fast-shared", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-shared"), "--preset", "fast-shared", "--model-kind", "gqe", "--steps", "2"}, 1, `loss "shared": the baselines train with sigmoid`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial, softmax, all or shared, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-adversarial"), "--model-kind", "gqe", "--loss", "adversarial"}, small[:2]...), 1, `loss "adversarial": the baselines train with sigmoid`},
