@@ -191,14 +191,16 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 func (w *Workspace[T]) denseBackward(overwrite, stale bool) {
 	m, t := w.m, &w.train
 	d, cols, n := m.cfg.Dim, t.cols, len(t.uniq)
-	t.dfeat, t.dent = grow(t.dfeat, n*2*d), grow(t.dent, n)
-	clear(t.dent)
+	t.dfeat, t.dent = grow(t.dfeat, n*2*d), grow(t.dent, cols)
 	acc := grow(t.acc[0], t.crows*2*d)
 	t.acc[0] = acc
 	for blk := 1; blk < scoreBlocks; blk++ {
 		t.acc[blk] = t.acc[blk][:0]
 	}
 	g := t.ddist
+	// Σ of every candidate column by the vector kernel; dent[1+i] is then
+	// candidate i's (column 0, the positives, is added row by row below).
+	kernel.SumRows(t.dent, g, t.crows, cols)
 	m.gemmDense(true, false, n, 2*d, t.crows, g[1:], cols, t.q, 2*d, t.dfeat, 2*d)
 	m.gemmDense(false, false, t.crows, 2*d, n, g[1:], cols, t.feat, 2*d, acc, 2*d)
 	for _, r := range t.runs {
@@ -207,13 +209,9 @@ func (w *Workspace[T]) denseBackward(overwrite, stale bool) {
 			x0 := s.crow0 + c*r.rows
 			for b := range r.rows {
 				x := x0 + b
-				gr := g[x*cols : (x+1)*cols]
-				for e, ge := range gr[1:] {
-					t.dent[e] += ge
-				}
 				// Column 0: the positive's distance once more.
-				p, g0 := int(t.posCol[s.row0+b]), gr[0]
-				t.dent[p] += g0
+				p, g0 := int(t.posCol[s.row0+b]), g[x*cols]
+				t.dent[1+p] += g0
 				kernel.Axpy(g0, t.q[x*2*d:(x+1)*2*d], t.dfeat[p*2*d:(p+1)*2*d])
 				kernel.Axpy(g0, t.feat[p*2*d:(p+1)*2*d], acc[x*2*d:(x+1)*2*d])
 			}
@@ -228,9 +226,9 @@ func (w *Workspace[T]) denseBackward(overwrite, stale bool) {
 			df, row := t.dfeat[i*2*d:(i+1)*2*d], tab[e*2*d:(e+1)*2*d]
 			if r32, ok := any(row).([]float32); ok {
 				df32 := any(df).([]float32)
-				kernel.GammaFeaturesGrad(df32[:d], df32[d:], r32[:d], r32[d:], float32(t.dent[i]), regMin, regMax)
+				kernel.GammaFeaturesGrad(df32[:d], df32[d:], r32[:d], r32[d:], float32(t.dent[1+i]), regMin, regMax)
 			} else {
-				gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], t.dent[i], scratch)
+				gammaFeaturesGrad(df[:d], df[d:], row[:d], row[d:], t.dent[1+i], scratch)
 			}
 			if overwrite {
 				bad[part] = bad[part] || nonFinite(df)

@@ -46,7 +46,7 @@ type trainState[T kernel.Float] struct {
 	objective       Objective
 	posCol          []int32          // dense objectives: each row's positive as an index into uniq
 	excl, exclAt    []int32          // dense objectives: row r's excluded answers as indices into uniq, excl[exclAt[r]:exclAt[r+1]]
-	dfeat, dent     []T              // dense objectives: the candidates' feature gradients
+	dfeat, dent     []T              // dense objectives: the candidates' feature gradients, and Σ of their distances' gradients at dent[1+i]
 	dist, ddist     []T              // dense objectives: every run's distances and their gradients, crows × cols
 	q               []T              // dense objectives: every component row's [α; β], crows × 2d
 	local           []int32          // rows × cols: candidate index into uniq
