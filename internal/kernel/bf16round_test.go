@@ -84,3 +84,54 @@ func BenchmarkPackBF16(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDenseBF16 is a shared-loss step's three bfloat16 products
+// (gamma/dense.go; 560 query rows, 2,561 candidates, K = 2d = 400): the
+// distances q·featᵀ, then the gradients Gᵀ·q and G·feat; and packABF16
+// alone for the A operands, since packing G (rows × candidates, twice)
+// costs a share of the products that grows as 1/d.
+func BenchmarkDenseBF16(b *testing.B) {
+	const rows, n, k = 560, 2561, 400
+	r := rand.New(rand.NewPCG(5, 6))
+	q, feat, g := randSlice(r, rows*k), randSlice(r, n*k), randSlice(r, rows*n)
+	dist, dfeat, dq := make([]float32, rows*n), make([]float32, n*k), make([]float32, rows*k)
+	benchLevels(b, func(b *testing.B) {
+		if cur.bf16 == nil {
+			b.Skip("no bf16 micro-kernel at this level")
+		}
+		products := []struct {
+			name string
+			f    func()
+		}{
+			{"dist", func() { GemmBF16Serial(false, true, rows, n, k, q, k, feat, k, 0, dist, n) }},
+			{"dfeat", func() { GemmBF16Serial(true, false, n, k, rows, g, n, q, k, 0, dfeat, k) }},
+			{"dq", func() { GemmBF16Serial(false, false, rows, k, n, g, n, feat, k, 0, dq, k) }},
+		}
+		for _, p := range products {
+			b.Run(p.name, func(b *testing.B) {
+				c0 := cpuTime()
+				for b.Loop() {
+					p.f()
+				}
+				report(b, 2*rows*n*k*float64(b.N)/1e9, cpuTime()-c0, "GFLOP")
+			})
+		}
+		for _, trans := range []bool{false, true} {
+			name := "packA/N"
+			if trans {
+				name = "packA/T"
+			}
+			b.Run(name, func(b *testing.B) {
+				c0 := cpuTime()
+				for b.Loop() {
+					if trans {
+						putWords(packABF16(true, n, rows, g, n))
+					} else {
+						putWords(packABF16(false, rows, n, g, n))
+					}
+				}
+				report(b, 4*rows*n*float64(b.N)/1e9, cpuTime()-c0, "GB")
+			})
+		}
+	})
+}
