@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gammae/gammae/internal/kernel"
+	"github.com/gammae/gammae/qe"
 )
 
 // Training against a candidate set common to the batch (the dense
@@ -181,6 +182,56 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	dl[0] = T(-wr / tau)
 	t.pos[r] = wr * (float64(l[0])/tau - mx - math.Log(z))
 	t.neg[r] = t.pos[r]
+	if lam := t.objective.Sigmoid; lam > 0 {
+		t.rowSigmoid(lam*wr, l, dl, r)
+	}
+}
+
+// rowSigmoid adds w times the reference's loss over row r's candidates,
+// ½(−logσ(l₀) − mean_j logσ(−l_j)) for the candidates j but the
+// positive's column and the excluded ones, to the row's loss terms and
+// gradient dl. Vector exponentials and logarithms on the row's scratch:
+// σ(x) = u/(1+u) and −logσ(−x) = ln(1+u) for u = eˣ, x capped at 80 (a
+// logit is at most γ).
+func (t *trainState[T]) rowSigmoid(w float64, l, dl []T, r int) {
+	x := float64(l[0])
+	t.pos[r] += w * qe.LogSigmoid(x)
+	dl[0] += T(-0.5 * w * qe.Sigmoid(-x))
+	u := t.sig[r*t.cols : (r+1)*t.cols][1:]
+	for j, v := range l[1:] {
+		u[j] = min(v, 80)
+	}
+	kernel.Exp(u, u)
+	// The positive and the excluded (an answer maybe listed twice) are no
+	// negatives: marked −1 (u ≥ 0 otherwise) and left out of the count.
+	n := len(u)
+	out := func(j int32) {
+		if u[j] != -1 {
+			u[j], n = -1, n-1
+		}
+	}
+	for _, j := range t.excl[t.exclAt[r]:t.exclAt[r+1]] {
+		out(j)
+	}
+	out(t.posCol[r])
+	if n == 0 {
+		return
+	}
+	c, g := T(0.5*w/float64(n)), dl[1:]
+	for j, v := range u {
+		if v == -1 {
+			u[j] = 1 // ln 1: no term
+			continue
+		}
+		g[j] += c * (v / (1 + v))
+		u[j] = 1 + v
+	}
+	kernel.Log(u, u)
+	sum := 0.0
+	for _, v := range u {
+		sum += float64(v)
+	}
+	t.neg[r] -= w * sum / float64(n)
 }
 
 // denseBackward is entityBackward for the dense objectives: every

@@ -51,6 +51,12 @@ type Objective struct {
 	// Temperature is T: the adversarial inverse temperature or the
 	// softmax temperature; 0 means 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Sigmoid, with the dense kinds, adds that multiple of the
+	// reference's sigmoid loss over the same candidates (the positive,
+	// and the mean over the row's other candidates): the cross-entropy
+	// is blind to a row's level (it shifts every logit alike), and DNF
+	// unions compare logits of different branches by their maximum.
+	Sigmoid float64 `json:"sigmoid,omitempty"`
 }
 
 // Validate reports an unknown kind or a negative temperature.
@@ -63,6 +69,12 @@ func (o Objective) Validate() error {
 	if !(o.Temperature >= 0) || math.IsInf(o.Temperature, 0) {
 		return fmt.Errorf("loss temperature must be a finite number ≥ 0 (0: 1), got %g", o.Temperature)
 	}
+	if !(o.Sigmoid >= 0) || math.IsInf(o.Sigmoid, 0) {
+		return fmt.Errorf("loss sigmoid weight must be a finite number ≥ 0, got %g", o.Sigmoid)
+	}
+	if o.Sigmoid > 0 && !o.dense() {
+		return fmt.Errorf("a loss sigmoid term is for the losses all and shared, not %q", o.Kind)
+	}
 	return nil
 }
 
@@ -70,7 +82,9 @@ func (o Objective) Validate() error {
 // features of a candidate set common to the batch (dense.go).
 func (o Objective) dense() bool { return o.Kind == "all" || o.Kind == "shared" }
 
-func (o Objective) temperature() float64 { return qe.Objective(o).Tau() }
+func (o Objective) temperature() float64 {
+	return qe.Objective{Kind: o.Kind, Temperature: o.Temperature}.Tau()
+}
 
 // Loss is the training objective of a batch (SPEC section 4):
 // Loss = (Positive + Negative)/2 with
@@ -134,6 +148,9 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 		m.features(t.uniq, t.feat, t.ent, &t.part, t.dists)
 	}
 	t.logits, t.dlogits = grow(t.logits, rows*t.cols), grow(t.dlogits, rows*t.cols)
+	if b.Objective.Sigmoid > 0 {
+		t.sig = grow(t.sig, rows*t.cols)
+	}
 	t.pos, t.neg = grow(t.pos, rows), grow(t.neg, rows)
 	t.sw = 0
 	for _, v := range t.weight {

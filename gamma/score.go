@@ -55,6 +55,7 @@ type trainState[T kernel.Float] struct {
 	start, pairs    []int32          // pairs[start[i]:start[i+1]]: the pairs (row·cols + j) of uniq[i]
 	feat, ent       []T              // features of uniq
 	logits, dlogits []T              // rows × cols
+	sig             []T              // rows × cols: the dense objectives' sigmoid term's scratch
 	pos, neg        []float64        // per row: weighted loss terms
 	sw              float64          // Σ weight
 	acc             [scoreBlocks][]T // query gradient accumulators, crows × 2d

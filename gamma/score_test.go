@@ -256,3 +256,58 @@ func BenchmarkRowMax(b *testing.B) {
 		rowMax(l)
 	}
 }
+
+// TestDenseSigmoidTerm: Objective.Sigmoid adds λ times the reference's
+// loss over each row's candidates to the cross-entropy: ½(−logσ(l₀) +
+// mean_j softplus(l_j)) with j every candidate but the row's positive and
+// its excluded answers, weighted as the rows are; and a sampled kind
+// refuses the term.
+func TestDenseSigmoidTerm(t *testing.T) {
+	for _, kind := range []string{"all", "shared"} {
+		t.Run(kind, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(4, 4))
+			m := mustNew64(t, tinyConfig(UnionDNF))
+			b := randomBatch(t, m, []string{"((e,(r,)),(e,(r,)),(u,))", "(e,(r,r))"}, 5, 4, rng)
+			b.Objective = Objective{Kind: kind, Temperature: 2}
+			if kind == "shared" {
+				shareNegatives(b, 4)
+			}
+			excludeSome(b, 2, rng)
+			ws := m.NewWorkspace()
+			plain, err := ws.Forward(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := &ws.train
+			want := 0.0
+			for r := range tr.rows {
+				l := tr.logits[r*tr.cols : (r+1)*tr.cols]
+				skip := map[int32]bool{tr.posCol[r]: true}
+				for _, c := range tr.excl[tr.exclAt[r]:tr.exclAt[r+1]] {
+					skip[c] = true
+				}
+				mean, n := 0.0, 0
+				for j, v := range l[1:] {
+					if !skip[int32(j)] {
+						mean, n = mean+math.Log1p(math.Exp(v)), n+1
+					}
+				}
+				want += tr.weight[r] / tr.sw * 0.5 * (-logSigmoid(l[0]) + mean/float64(n))
+			}
+			b.Objective.Sigmoid = 3
+			with, err := ws.Forward(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := with.Loss - plain.Loss; math.Abs(got-3*want) > 1e-12 {
+				t.Errorf("sigmoid term %.15g, want 3 × %.15g", got, want)
+			}
+		})
+	}
+	if err := (Objective{Kind: "softmax", Sigmoid: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "all and shared") {
+		t.Errorf("softmax with a sigmoid term: %v", err)
+	}
+	if err := (Objective{Kind: "shared", Sigmoid: -1}).Validate(); err == nil {
+		t.Error("a negative sigmoid weight was accepted")
+	}
+}

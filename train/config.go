@@ -39,6 +39,10 @@ type Config struct {
 	// With "shared", Negatives is the number of negatives a batch shares.
 	Loss            string  `json:"loss,omitempty"`
 	LossTemperature float64 `json:"loss_temperature,omitempty"`
+	// LossSigmoid, with "all" or "shared", adds that multiple of the
+	// reference's sigmoid loss over the same candidates
+	// (gamma.Objective.Sigmoid). GammaE only.
+	LossSigmoid float64 `json:"loss_sigmoid,omitempty"`
 	// ExcludeAnswers leaves a row's other training answers out of its
 	// candidates with the losses "all" and "shared", whose candidates are
 	// common to the batch (the sampled losses draw their negatives outside
@@ -170,7 +174,7 @@ func adam[T kernel.Float](c *Config) *optim.Adam[T] {
 
 // Objective is the loss as the model takes it.
 func (c *Config) Objective() gamma.Objective {
-	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature}
+	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature, Sigmoid: c.LossSigmoid}
 }
 
 // Preset returns a copy of the named preset.

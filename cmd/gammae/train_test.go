@@ -41,11 +41,13 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--average", "1"}, 1, "average must be a fraction in [0, 1), got 1"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "all"), "--steps", "2", "--loss", "all"}, small...), 0, "finished: 2 iterations"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "shared"), "--steps", "2", "--loss", "shared", "--negatives", "40"}, small...), 0, "finished: 2 iterations"},
-		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--exclude-answers"}, small...), 0, "finished: 2 iterations"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--exclude-answers", "--loss-sigmoid", "0.5"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-shared"), "--preset", "fast-shared", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-shared"), "--preset", "fast-shared", "--model-kind", "gqe", "--steps", "2"}, 1, `loss "shared": the baselines train with sigmoid`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--loss-sigmoid", "1"}, 1, `a loss sigmoid term is for the losses all and shared, not "softmax"`},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "shared", "--loss-sigmoid", "-1"}, 1, `loss sigmoid weight must be a finite number ≥ 0, got -1`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial, softmax, all or shared, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-adversarial"), "--model-kind", "gqe", "--loss", "adversarial"}, small[:2]...), 1, `loss "adversarial": the baselines train with sigmoid`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "cone-softmax"), "--model-kind", "cone", "--loss", "softmax", "--steps", "2"}, small...), 0, "loss softmax"},
@@ -77,7 +79,7 @@ func TestTrainPipeline(t *testing.T) {
 			t.Fatalf("gammae %s: exit %d, want %d with %q\n%s", strings.Join(s.args, " "), code, s.code, s.want, out)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "exclude", "config.json")); err != nil || !strings.Contains(string(b), `"exclude_answers": true`) {
+	if b, err := os.ReadFile(filepath.Join(dir, "exclude", "config.json")); err != nil || !strings.Contains(string(b), `"exclude_answers": true`) || !strings.Contains(string(b), `"loss_sigmoid": 0.5`) {
 		t.Errorf("the exclude run's config does not record the exclusion: %v\n%s", err, b)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
