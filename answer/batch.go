@@ -351,13 +351,16 @@ func (e *Engine) finish(it *item, scores []float32, entropy float64) (*Result, e
 	observed := it.observed
 	res := &Result{
 		Result: serve.Result{
-			Query:            it.text,
-			Structure:        it.structure,
-			Explain:          it.explain,
-			Entropy:          entropy,
-			EstimatedAnswers: expectedCount(scores),
+			Query:     it.text,
+			Structure: it.structure,
+			Explain:   it.explain,
+			Entropy:   entropy,
 		},
 		ObservedAnswers: observed.Len(),
+	}
+	if e.info.Estimates {
+		n := expectedCount(scores)
+		res.EstimatedAnswers = &n
 	}
 	top := TopK(scores, it.k)
 	res.Answers = make([]serve.Answer, len(top))
@@ -397,7 +400,7 @@ func embeddingEntropy(e gamma.Embedding[float32], b int) float64 {
 	return h
 }
 
-// expectedCount estimates the size of the answer set as Σ σ(logit): the
-// model is trained so that σ(logit) is the probability that an entity is an
-// answer.
+// expectedCount estimates the size of the answer set as Σ σ(logit): for a
+// model trained so that σ(logit) is the probability that an entity is an
+// answer (serve.Info.Estimates).
 func expectedCount(logits []float32) float64 { return kernel.SigmoidSum(logits) }

@@ -32,5 +32,5 @@ func tinyEngine(t testing.TB, mode gamma.Union) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(k, m, serve.Info{Dataset: "tiny", TrainedSteps: 7})
+	return New(k, m, serve.Info{Dataset: "tiny", TrainedSteps: 7, Estimates: true})
 }

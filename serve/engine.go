@@ -47,8 +47,10 @@ type Result struct {
 	// Entropy is the differential entropy of the query embedding; higher
 	// means a vaguer query with more answers (SPEC section 5).
 	Entropy float64 `json:"entropy"`
-	// EstimatedAnswers is the model's estimate of the answer set's size.
-	EstimatedAnswers float64 `json:"estimated_answers"`
+	// EstimatedAnswers is the model's estimate of the answer set's size,
+	// Σ σ(logit); absent when the model's training loss does not make
+	// σ(logit) a probability (Info.Estimates).
+	EstimatedAnswers *float64 `json:"estimated_answers,omitempty"`
 	// TookMS is the time spent answering, in milliseconds; the server fills
 	// it in when the engine leaves it zero.
 	TookMS float64 `json:"took_ms"`
@@ -68,8 +70,8 @@ type Node struct {
 	Node    string   `json:"node"`
 	Answers []Answer `json:"answers,omitempty"`
 	// ObservedAnswers counts the node's answers in the known graph.
-	ObservedAnswers  int     `json:"observed_answers"`
-	EstimatedAnswers float64 `json:"estimated_answers"`
+	ObservedAnswers  int      `json:"observed_answers"`
+	EstimatedAnswers *float64 `json:"estimated_answers,omitempty"` // as Result's
 	// Entropy is the node's uncertainty (the model's measure, as Result's).
 	Entropy float64 `json:"entropy"`
 	Error   string  `json:"error,omitempty"`
@@ -112,15 +114,23 @@ type Suggestion struct {
 
 // Info describes the loaded model.
 type Info struct {
-	Model        string    `json:"model"`   // e.g. "GammaE"
-	Dataset      string    `json:"dataset"` // e.g. "FB15k-237"
-	Entities     int       `json:"entities"`
-	Relations    int       `json:"relations"`
-	Dim          int       `json:"dim"`
-	Union        string    `json:"union"` // union mode: "moment", "dnf", "dm", "mixture"
-	TrainedSteps int64     `json:"trained_steps"`
-	Syntax       string    `json:"syntax,omitempty"` // one-paragraph help on the query language
-	Examples     []Example `json:"examples,omitempty"`
+	Model        string `json:"model"`   // e.g. "GammaE"
+	Dataset      string `json:"dataset"` // e.g. "FB15k-237"
+	Entities     int    `json:"entities"`
+	Relations    int    `json:"relations"`
+	Dim          int    `json:"dim"`
+	Union        string `json:"union"` // union mode: "moment", "dnf", "dm", "mixture"
+	TrainedSteps int64  `json:"trained_steps"`
+	// Loss is the training loss ("sigmoid", "softmax", "shared", …; ""
+	// when unknown). Estimates: it makes σ(logit) the probability that an
+	// entity answers, so results estimate their answer count. The losses
+	// of the softmax family (softmax, all, shared) rank but leave the
+	// logits' level free: their Σ σ(logit) would be a number, not an
+	// estimate.
+	Loss      string    `json:"loss,omitempty"`
+	Estimates bool      `json:"estimates"`
+	Syntax    string    `json:"syntax,omitempty"` // one-paragraph help on the query language
+	Examples  []Example `json:"examples,omitempty"`
 }
 
 // Example is a sample query shown on the web page.

@@ -177,6 +177,29 @@ func (c *Config) Objective() gamma.Objective {
 	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature, Sigmoid: c.LossSigmoid}
 }
 
+// Calibrated reports whether the loss trains σ(logit) to be the
+// probability that an entity answers (the reference's sigmoid loss, the
+// adversarial one, or a dense loss with a sigmoid term), so that Σ σ(logit)
+// estimates a query's answer count. The softmax family ranks but leaves
+// each row's level free.
+func (c *Config) Calibrated() bool {
+	switch c.Loss {
+	case "", "sigmoid", "adversarial":
+		return true
+	case "all", "shared":
+		return c.LossSigmoid > 0
+	}
+	return false
+}
+
+// LossName is Loss, "sigmoid" for the reference's (Loss "").
+func (c *Config) LossName() string {
+	if c.Loss == "" {
+		return "sigmoid"
+	}
+	return c.Loss
+}
+
 // Preset returns a copy of the named preset.
 func Preset(name string) (Config, error) {
 	c, ok := Presets[strings.ToLower(name)]

@@ -80,3 +80,21 @@ func TestPresets(t *testing.T) {
 		t.Errorf("fast-shared differs from the hour preset beyond the loss:\n%+v\n%+v", shared, hour)
 	}
 }
+
+// TestCalibrated: the losses whose σ(logit) is a probability.
+func TestCalibrated(t *testing.T) {
+	for _, c := range []struct {
+		loss    string
+		sigmoid float64
+		want    bool
+	}{
+		{"", 0, true}, {"sigmoid", 0, true}, {"adversarial", 0, true},
+		{"softmax", 0, false}, {"all", 0, false}, {"shared", 0, false},
+		{"all", 0.5, true}, {"shared", 1, true},
+	} {
+		cfg := Config{Loss: c.loss, LossSigmoid: c.sigmoid}
+		if got := cfg.Calibrated(); got != c.want {
+			t.Errorf("loss %q, sigmoid %g: calibrated %v, want %v", c.loss, c.sigmoid, got, c.want)
+		}
+	}
+}

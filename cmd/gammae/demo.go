@@ -148,7 +148,7 @@ func runDemo(ctx context.Context, e *env, o *demoOptions) error {
 
 	// 5. Questions by name.
 	say("\n== 5. Questions (observed = entailed by the known graph, predicted = inferred by the model)")
-	eng := answer.New(k, m, serve.Info{Dataset: "UMLS (demo)"})
+	eng := answer.New(k, m, serve.Info{Dataset: "UMLS (demo)", Loss: cfg.LossName(), Estimates: cfg.Calibrated()})
 	p := &queryPrinter{e: e, out: out, o: queryOptions{k: 5}}
 	for _, q := range demoQuestions {
 		parsed, err := eng.Parse(q.query)

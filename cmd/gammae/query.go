@@ -23,6 +23,7 @@ import (
 	"github.com/gammae/gammae/qlang"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
+	"github.com/gammae/gammae/train"
 )
 
 func init() {
@@ -394,8 +395,12 @@ func (p *queryPrinter) printTable(r *answer.Result, nodes []answer.NodeAnswer) {
 	}
 	p.printed++
 	fmt.Fprintf(w, "query:     %s\n", r.Query)
+	est := "n/a (a softmax-family loss)"
+	if r.EstimatedAnswers != nil {
+		est = formatCount(*r.EstimatedAnswers)
+	}
 	fmt.Fprintf(w, "structure: %s   entropy: %.4g   estimated answers: %s   observed answers: %d   (%.1f ms)\n",
-		r.Structure, r.Entropy, formatCount(r.EstimatedAnswers), r.ObservedAnswers, r.TookMS)
+		r.Structure, r.Entropy, est, r.ObservedAnswers, r.TookMS)
 	if p.o.explain {
 		fmt.Fprintln(w, "parsed, with what the model believes of every node (* observed in the graph):")
 		lines := strings.Split(strings.TrimRight(r.Explain, "\n"), "\n")
@@ -479,7 +484,11 @@ func nodeSummary(n answer.NodeAnswer) string {
 		}
 		parts = append(parts, name)
 	}
-	return fmt.Sprintf("→ %s   (%d observed, ~%s estimated, entropy %.4g)", strings.Join(parts, ", "), n.Result.ObservedAnswers, formatCount(n.Result.EstimatedAnswers), n.Result.Entropy)
+	est := ""
+	if n.Result.EstimatedAnswers != nil {
+		est = fmt.Sprintf(", ~%s estimated", formatCount(*n.Result.EstimatedAnswers))
+	}
+	return fmt.Sprintf("→ %s   (%d observed%s, entropy %.4g)", strings.Join(parts, ", "), n.Result.ObservedAnswers, est, n.Result.Entropy)
 }
 
 // treeIndent is the continuation of a tree line's prefix for a line under
@@ -535,7 +544,14 @@ func (f *modelFlags) load(ctx context.Context) (*answer.Engine, *loadedModel, er
 		return nil, nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(filepath.Clean(lm.dataset)), ".gqd")
-	info := serve.Info{Dataset: name, TrainedSteps: lm.steps}
+	info := serve.Info{Dataset: name, TrainedSteps: lm.steps, Estimates: true}
+	if lm.meta != nil && len(lm.meta.Train) > 0 {
+		var tc train.Config
+		if err := json.Unmarshal(lm.meta.Train, &tc); err != nil {
+			return nil, nil, fmt.Errorf("run of %s: training configuration: %v", f.model, err)
+		}
+		info.Loss, info.Estimates = tc.LossName(), tc.Calibrated()
+	}
 	if lm.qm != nil {
 		info.Model, info.Dim, info.Union = lm.title, lm.dim, "dnf"
 		return answer.NewModel(lm.kg, lm.qm, info), lm, nil

@@ -303,3 +303,40 @@ func TestQueryUnion(t *testing.T) {
 		t.Errorf("--union bogus: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestQueryEstimates: a result estimates its answer count (Σ σ(logit))
+// only for a model whose training loss makes σ(logit) a probability; a
+// model of the softmax family says n/a, and its JSON has no estimate.
+func TestQueryEstimates(t *testing.T) {
+	for _, c := range []struct {
+		train string // the run's training configuration
+		want  string
+		json  bool // estimated_answers in --json output
+	}{
+		{"", "estimated answers: 0.", true}, // no training configuration: the reference's loss
+		{`{"loss":"adversarial"}`, "estimated answers: 0.", true},
+		{`{"loss":"softmax"}`, "estimated answers: n/a (a softmax-family loss)", false},
+		{`{"loss":"shared","negatives":2048}`, "estimated answers: n/a", false},
+		{`{"loss":"shared","loss_sigmoid":0.5}`, "estimated answers: 0.", true},
+	} {
+		run := tinyRun(t)
+		if c.train != "" {
+			meta, err := checkpoint.ReadRunMeta(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta.Train = json.RawMessage(c.train)
+			if err := checkpoint.WriteRunMeta(run, meta); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, out, stderr := runIn(t, "", "query", "--model", run, "p(bob, knows)")
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d, want %q\n%s%s", c.train, code, c.want, out, stderr)
+		}
+		code, out, stderr = runIn(t, "", "query", "--model", run, "--json", "p(bob, knows)")
+		if code != 0 || strings.Contains(out, `"estimated_answers"`) != c.json {
+			t.Errorf("%s --json: exit %d, estimated_answers present %v, want %v\n%s%s", c.train, code, !c.json, c.json, out, stderr)
+		}
+	}
+}

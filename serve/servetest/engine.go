@@ -139,7 +139,7 @@ func (e *Engine) Answer(ctx context.Context, query string, k int) (*serve.Result
 		Explain:          n.explain,
 		Answers:          answers,
 		Entropy:          math.Round(100*(40+8*math.Log1p(size))) / 100,
-		EstimatedAnswers: size,
+		EstimatedAnswers: &size,
 	}, nil
 }
 
@@ -189,6 +189,7 @@ func (e *Engine) Info() serve.Info {
 		Dim:          8,
 		Union:        "dnf",
 		TrainedSteps: 0,
+		Estimates:    true,
 		Syntax:       "entity names are anchors; rel(q) follows relation rel; q & q intersects, q | q unites, !q negates.",
 		Examples: []serve.Example{
 			{Title: "1p: one hop", Query: "borders(france)"},

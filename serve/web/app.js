@@ -110,7 +110,8 @@
     $("error").hidden = true;
     $("r-structure").textContent = res.structure || "—";
     $("r-entropy").textContent = fmtNum(res.entropy);
-    $("r-estimated").textContent = fmtNum(res.estimated_answers);
+    // Absent when the model's loss leaves σ(logit) uncalibrated (/info's estimates).
+    $("r-estimated").textContent = res.estimated_answers === undefined ? "n/a" : fmtNum(res.estimated_answers);
     const observed = res.answers.filter((a) => a.observed).length;
     $("r-k").textContent = res.answers.length;
     $("r-observed").textContent = observed + " / " + res.answers.length;
@@ -164,7 +165,7 @@
     const li = el("li", { class: "node" });
     const details = el("details", {},
       el("summary", {}, el("span", { class: "node-text", text }),
-        el("span", { class: "node-meta", text: n.error ? "cannot answer" : n.observed_answers + " observed · ~" + fmtNum(n.estimated_answers) + " estimated · entropy " + fmtNum(n.entropy) })));
+        el("span", { class: "node-meta", text: n.error ? "cannot answer" : n.observed_answers + " observed · " + (n.estimated_answers === undefined ? "" : "~" + fmtNum(n.estimated_answers) + " estimated · ") + "entropy " + fmtNum(n.entropy) })));
     const list = el("ol", { class: "node-answers" });
     if (n.error) list.append(el("li", { class: "empty", text: n.error }));
     for (const a of n.answers || []) {
