@@ -54,8 +54,9 @@ type Objective struct {
 	// Sigmoid, with the dense kinds, adds that multiple of the
 	// reference's sigmoid loss over the same candidates (the positive,
 	// and the mean over the row's other candidates): the cross-entropy
-	// is blind to a row's level (it shifts every logit alike), and DNF
-	// unions compare logits of different branches by their maximum.
+	// is blind to a row's level (it shifts every logit alike), so alone
+	// it leaves σ(logit) no probability, which answer-count estimates
+	// and the unions that compare branches' logits (DNF) assume.
 	Sigmoid float64 `json:"sigmoid,omitempty"`
 }
 
