@@ -145,7 +145,9 @@ func rowMax[T kernel.Float](l []T) T {
 
 // rowLossAll is rowLoss for the dense objectives: −log softmax(l/T) at
 // the positive over the U candidates (columns 1…U); column 0, the
-// positive again, carries the −1 of the target.
+// positive again, carries the −1 of the target (−(1−ε) with label
+// smoothing ε, whose ε/k on each of the k candidates goes to their
+// columns).
 func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	tau := t.objective.temperature()
 	excl := t.excl[t.exclAt[r]:t.exclAt[r+1]]
@@ -168,6 +170,23 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 		e[j] = v*inv - shift
 	}
 	kernel.Exp(e, e)
+	eps := t.objective.Smoothing
+	// With smoothing, the mean of the candidates' l/T − max (the excluded
+	// out, an answer maybe listed twice counted once: marked −1, as no
+	// exponential is) and their count.
+	meanX, k := 0.0, len(e)
+	if eps > 0 {
+		for _, v := range l[1:] {
+			meanX += float64(v)
+		}
+		for _, c := range excl {
+			if e[c] != -1 {
+				e[c], k = -1, k-1
+				meanX -= float64(l[1+c])
+			}
+		}
+		meanX = meanX/float64(max(k, 1))/tau - mx
+	}
 	for _, c := range excl {
 		e[c] = 0
 	}
@@ -179,8 +198,21 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	for j := range e {
 		e[j] *= scale
 	}
+	logZ := math.Log(z)
+	t.pos[r] = wr * (float64(l[0])/tau - mx - logZ)
 	dl[0] = T(-wr / tau)
-	t.pos[r] = wr * (float64(l[0])/tau - mx - math.Log(z))
+	if eps > 0 {
+		// Target 1−ε on the positive and ε/k on each candidate.
+		u := T(eps * wr / (float64(k) * tau))
+		for j := range e {
+			e[j] -= u
+		}
+		for _, c := range excl {
+			e[c] = 0
+		}
+		dl[0] = T(-(1 - eps) * wr / tau)
+		t.pos[r] = (1-eps)*t.pos[r] + eps*wr*(meanX-logZ)
+	}
 	t.neg[r] = t.pos[r]
 	if lam := t.objective.Sigmoid; lam > 0 {
 		t.rowSigmoid(lam*wr, l, dl, r)

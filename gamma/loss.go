@@ -58,6 +58,12 @@ type Objective struct {
 	// it leaves σ(logit) no probability, which answer-count estimates
 	// and the unions that compare branches' logits (DNF) assume.
 	Sigmoid float64 `json:"sigmoid,omitempty"`
+	// Smoothing, with the dense kinds, is label smoothing ε: the
+	// cross-entropy's target is 1−ε on the positive and ε spread evenly
+	// over the row's candidates (its excluded answers out), a regulariser
+	// for a loss that otherwise drives the positive's margin up without
+	// bound.
+	Smoothing float64 `json:"smoothing,omitempty"`
 }
 
 // Validate reports an unknown kind or a negative temperature.
@@ -75,6 +81,12 @@ func (o Objective) Validate() error {
 	}
 	if o.Sigmoid > 0 && !o.dense() {
 		return fmt.Errorf("a loss sigmoid term is for the losses all and shared, not %q", o.Kind)
+	}
+	if !(o.Smoothing >= 0 && o.Smoothing < 1) {
+		return fmt.Errorf("label smoothing must be a number in [0, 1), got %g", o.Smoothing)
+	}
+	if o.Smoothing > 0 && !o.dense() {
+		return fmt.Errorf("label smoothing is for the losses all and shared, not %q", o.Kind)
 	}
 	return nil
 }

@@ -311,3 +311,60 @@ func TestDenseSigmoidTerm(t *testing.T) {
 		t.Error("a negative sigmoid weight was accepted")
 	}
 }
+
+// TestDenseSmoothing: label smoothing ε makes a row's loss (1−ε)·(−log
+// p_pos) + ε·mean_j(−log p_j) over its candidates j but the excluded
+// answers (one listed twice counted once), p the softmax of l/T over
+// them; and it is refused outside the dense kinds and outside [0, 1).
+func TestDenseSmoothing(t *testing.T) {
+	for _, kind := range []string{"all", "shared"} {
+		t.Run(kind, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 5))
+			m := mustNew64(t, tinyConfig(UnionMoment))
+			b := randomBatch(t, m, []string{"((e,(r,)),(e,(r,)),(u,))", "(e,(r,r))"}, 5, 4, rng)
+			const eps, tau = 0.3, 2.0
+			b.Objective = Objective{Kind: kind, Temperature: tau, Smoothing: eps}
+			if kind == "shared" {
+				shareNegatives(b, 4)
+			}
+			excludeSome(b, 2, rng)
+			for r := range b.Exclude {
+				if len(b.Exclude[r]) > 0 {
+					b.Exclude[r] = append(b.Exclude[r], b.Exclude[r][0]) // twice listed
+				}
+			}
+			ws := m.NewWorkspace()
+			got, err := ws.Forward(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := &ws.train
+			want := 0.0
+			for r := range tr.rows {
+				l := tr.logits[r*tr.cols : (r+1)*tr.cols]
+				skip := map[int32]bool{}
+				for _, c := range tr.excl[tr.exclAt[r]:tr.exclAt[r+1]] {
+					skip[c] = true
+				}
+				z, sum, k := 0.0, 0.0, 0
+				for j, v := range l[1:] {
+					if !skip[int32(j)] {
+						z, sum, k = z+math.Exp(v/tau), sum+v/tau, k+1
+					}
+				}
+				logZ := math.Log(z)
+				ce := -(l[0]/tau - logZ)
+				mean := -(sum/float64(k) - logZ)
+				want += tr.weight[r] / tr.sw * ((1-eps)*ce + eps*mean)
+			}
+			if math.Abs(got.Loss-want) > 1e-12 {
+				t.Errorf("smoothed loss %.15g, want %.15g", got.Loss, want)
+			}
+		})
+	}
+	for _, o := range []Objective{{Kind: "softmax", Smoothing: 0.1}, {Kind: "shared", Smoothing: 1}, {Kind: "all", Smoothing: -0.1}} {
+		if err := o.Validate(); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}

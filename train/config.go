@@ -43,6 +43,9 @@ type Config struct {
 	// reference's sigmoid loss over the same candidates
 	// (gamma.Objective.Sigmoid). GammaE only.
 	LossSigmoid float64 `json:"loss_sigmoid,omitempty"`
+	// LabelSmoothing, with "all" or "shared", is the cross-entropy's label
+	// smoothing ε (gamma.Objective.Smoothing). GammaE only.
+	LabelSmoothing float64 `json:"label_smoothing,omitempty"`
 	// ExcludeAnswers leaves a row's other training answers out of its
 	// candidates with the losses "all" and "shared", whose candidates are
 	// common to the batch (the sampled losses draw their negatives outside
@@ -174,7 +177,7 @@ func adam[T kernel.Float](c *Config) *optim.Adam[T] {
 
 // Objective is the loss as the model takes it.
 func (c *Config) Objective() gamma.Objective {
-	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature, Sigmoid: c.LossSigmoid}
+	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature, Sigmoid: c.LossSigmoid, Smoothing: c.LabelSmoothing}
 }
 
 // Calibrated reports whether the loss trains σ(logit) to be the

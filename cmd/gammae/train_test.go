@@ -48,6 +48,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--loss-sigmoid", "1"}, 1, `a loss sigmoid term is for the losses all and shared, not "softmax"`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "shared", "--loss-sigmoid", "-1"}, 1, `loss sigmoid weight must be a finite number ≥ 0, got -1`},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "smooth"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--label-smoothing", "0.1"}, 1, `label smoothing is for the losses all and shared, not "softmax"`},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "all", "--label-smoothing", "1"}, 1, `label smoothing must be a number in [0, 1), got 1`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial, softmax, all or shared, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-adversarial"), "--model-kind", "gqe", "--loss", "adversarial"}, small[:2]...), 1, `loss "adversarial": the baselines train with sigmoid`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "cone-softmax"), "--model-kind", "cone", "--loss", "softmax", "--steps", "2"}, small...), 0, "loss softmax"},
@@ -81,6 +84,9 @@ func TestTrainPipeline(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "exclude", "config.json")); err != nil || !strings.Contains(string(b), `"exclude_answers": true`) || !strings.Contains(string(b), `"loss_sigmoid": 0.5`) {
 		t.Errorf("the exclude run's config does not record the exclusion: %v\n%s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "smooth", "config.json")); err != nil || !strings.Contains(string(b), `"label_smoothing": 0.1`) {
+		t.Errorf("the smoothed run's config.json does not record its label smoothing (%v):\n%s", err, b)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
 		t.Errorf("the bf16 run's config.json does not record its precision (%v):\n%s", err, b)
