@@ -257,6 +257,22 @@ func BenchmarkRowMax(b *testing.B) {
 	}
 }
 
+// denseBatch is a workspace and a batch of two structures, five rows each,
+// with the dense objective o (four shared negatives for "shared") and up to
+// two excluded answers a row.
+func denseBatch(t *testing.T, u Union, o Objective, seed uint64) (*Workspace[float64], *Batch) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	m := mustNew64(t, tinyConfig(u))
+	b := randomBatch(t, m, []string{"((e,(r,)),(e,(r,)),(u,))", "(e,(r,r))"}, 5, 4, rng)
+	b.Objective = o
+	if o.Kind == "shared" {
+		shareNegatives(b, 4)
+	}
+	excludeSome(b, 2, rng)
+	return m.NewWorkspace(), b
+}
+
 // TestDenseSigmoidTerm: Objective.Sigmoid adds λ times the reference's
 // loss over each row's candidates to the cross-entropy: ½(−logσ(l₀) +
 // mean_j softplus(l_j)) with j every candidate but the row's positive and
@@ -265,15 +281,7 @@ func BenchmarkRowMax(b *testing.B) {
 func TestDenseSigmoidTerm(t *testing.T) {
 	for _, kind := range []string{"all", "shared"} {
 		t.Run(kind, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(4, 4))
-			m := mustNew64(t, tinyConfig(UnionDNF))
-			b := randomBatch(t, m, []string{"((e,(r,)),(e,(r,)),(u,))", "(e,(r,r))"}, 5, 4, rng)
-			b.Objective = Objective{Kind: kind, Temperature: 2}
-			if kind == "shared" {
-				shareNegatives(b, 4)
-			}
-			excludeSome(b, 2, rng)
-			ws := m.NewWorkspace()
+			ws, b := denseBatch(t, UnionDNF, Objective{Kind: kind, Temperature: 2}, 4)
 			plain, err := ws.Forward(b, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -319,21 +327,13 @@ func TestDenseSigmoidTerm(t *testing.T) {
 func TestDenseSmoothing(t *testing.T) {
 	for _, kind := range []string{"all", "shared"} {
 		t.Run(kind, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(5, 5))
-			m := mustNew64(t, tinyConfig(UnionMoment))
-			b := randomBatch(t, m, []string{"((e,(r,)),(e,(r,)),(u,))", "(e,(r,r))"}, 5, 4, rng)
 			const eps, tau = 0.3, 2.0
-			b.Objective = Objective{Kind: kind, Temperature: tau, Smoothing: eps}
-			if kind == "shared" {
-				shareNegatives(b, 4)
-			}
-			excludeSome(b, 2, rng)
+			ws, b := denseBatch(t, UnionMoment, Objective{Kind: kind, Temperature: tau, Smoothing: eps}, 5)
 			for r := range b.Exclude {
 				if len(b.Exclude[r]) > 0 {
 					b.Exclude[r] = append(b.Exclude[r], b.Exclude[r][0]) // twice listed
 				}
 			}
-			ws := m.NewWorkspace()
 			got, err := ws.Forward(b, nil)
 			if err != nil {
 				t.Fatal(err)
