@@ -273,6 +273,15 @@ func denseBatch(t *testing.T, u Union, o Objective, seed uint64) (*Workspace[flo
 	return m.NewWorkspace(), b
 }
 
+// rowOf is row r's logits and its excluded candidates' columns.
+func rowOf(tr *trainState[float64], r int) ([]float64, map[int32]bool) {
+	skip := map[int32]bool{}
+	for _, c := range tr.excl[tr.exclAt[r]:tr.exclAt[r+1]] {
+		skip[c] = true
+	}
+	return tr.logits[r*tr.cols : (r+1)*tr.cols], skip
+}
+
 // TestDenseSigmoidTerm: Objective.Sigmoid adds λ times the reference's
 // loss over each row's candidates to the cross-entropy: ½(−logσ(l₀) +
 // mean_j softplus(l_j)) with j every candidate but the row's positive and
@@ -289,11 +298,8 @@ func TestDenseSigmoidTerm(t *testing.T) {
 			tr := &ws.train
 			want := 0.0
 			for r := range tr.rows {
-				l := tr.logits[r*tr.cols : (r+1)*tr.cols]
-				skip := map[int32]bool{tr.posCol[r]: true}
-				for _, c := range tr.excl[tr.exclAt[r]:tr.exclAt[r+1]] {
-					skip[c] = true
-				}
+				l, skip := rowOf(tr, r)
+				skip[tr.posCol[r]] = true
 				mean, n := 0.0, 0
 				for j, v := range l[1:] {
 					if !skip[int32(j)] {
@@ -341,11 +347,7 @@ func TestDenseSmoothing(t *testing.T) {
 			tr := &ws.train
 			want := 0.0
 			for r := range tr.rows {
-				l := tr.logits[r*tr.cols : (r+1)*tr.cols]
-				skip := map[int32]bool{}
-				for _, c := range tr.excl[tr.exclAt[r]:tr.exclAt[r+1]] {
-					skip[c] = true
-				}
+				l, skip := rowOf(tr, r)
 				z, sum, k := 0.0, 0.0, 0
 				for j, v := range l[1:] {
 					if !skip[int32(j)] {

@@ -230,7 +230,7 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"cpu-minutes": func() { cfg.Minutes, cfg.CPUMinutes = 0, f.CPUMinutes },
 		"union-train": func() { cfg.UnionTrain = f.UnionTrain }, "ref-negatives": func() { cfg.RefNegatives = f.RefNegatives }, "exclude-answers": func() { cfg.ExcludeAnswers = f.ExcludeAnswers },
 		"loss-sigmoid": func() { cfg.LossSigmoid = f.LossSigmoid }, "label-smoothing": func() { cfg.LabelSmoothing = f.LabelSmoothing },
-		"seed":         func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
+		"seed": func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },
 		"valid-queries": func() { cfg.ValidQueries = f.ValidQueries },
 		"structures":    func() { cfg.Structures = splitComma(o.structures) },
