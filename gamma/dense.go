@@ -194,19 +194,16 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	for _, v := range e {
 		z += float64(v)
 	}
-	scale := T(wr / (z * tau))
+	// The gradient softmax − target: with smoothing, the target is 1−ε
+	// on the positive (column 0) and ε/k on each candidate.
+	scale, u := T(wr/(z*tau)), T(eps*wr/(float64(k)*tau))
 	for j := range e {
-		e[j] *= scale
+		e[j] = e[j]*scale - u
 	}
 	logZ := math.Log(z)
 	t.pos[r] = wr * (float64(l[0])/tau - mx - logZ)
 	dl[0] = T(-wr / tau)
 	if eps > 0 {
-		// Target 1−ε on the positive and ε/k on each candidate.
-		u := T(eps * wr / (float64(k) * tau))
-		for j := range e {
-			e[j] -= u
-		}
 		for _, c := range excl {
 			e[c] = 0
 		}
