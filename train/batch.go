@@ -11,7 +11,8 @@ import (
 
 // Part is the share of one structure in a training batch: query rows of a
 // group with their slot ids, one positive answer each, n negatives each and
-// the subsampling weight sqrt(1/(4+|answers|)).
+// its loss weight (the subsampling weight sqrt(1/(4+|answers|)), or 1 with
+// the stream's UniformWeights).
 type Part struct {
 	Group    *dataset.Group
 	Rows     []int
@@ -69,6 +70,11 @@ type Stream struct {
 	// ExcludeAnswers: each batch lists its rows' answers (Batch.Exclude),
 	// for the losses that score rows against common candidates.
 	ExcludeAnswers bool
+	// UniformWeights gives every row the loss weight 1 instead of the
+	// reference's subsampling weight sqrt(1/(4+|answers|)), which makes a
+	// query with hundreds of answers (most negation and union queries)
+	// count a tenth of one with a few.
+	UniformWeights bool
 }
 
 // StreamState is where a stream is: its epoch and position in it.
@@ -163,7 +169,7 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 			p.Rows = append(p.Rows, row)
 			p.IDs = append(p.IDs, g.Row(row)...)
 			b.Positive = append(b.Positive, ans[rng.IntN(len(ans))])
-			b.Weight = append(b.Weight, math.Sqrt(1/(4+float64(len(ans)))))
+			b.Weight = append(b.Weight, s.weight(len(ans)))
 			if s.ExcludeAnswers {
 				b.Exclude = append(b.Exclude, ans)
 			}
@@ -182,6 +188,14 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 		}
 	}
 	return b
+}
+
+// weight is the loss weight of a row with n answers.
+func (s *Stream) weight(n int) float64 {
+	if s.UniformWeights {
+		return 1
+	}
+	return math.Sqrt(1 / (4 + float64(n)))
 }
 
 func (s *Stream) appendNegatives(dst, answers []int32, rng *rand.Rand) []int32 {

@@ -51,6 +51,10 @@ type Config struct {
 	// common to the batch (the sampled losses draw their negatives outside
 	// the answers already). GammaE only.
 	ExcludeAnswers bool `json:"exclude_answers,omitempty"`
+	// QueryWeights is how a query's loss term is weighted: "" or "answers"
+	// (the reference's subsampling weight sqrt(1/(4+|answers|))) or
+	// "uniform" (every query alike).
+	QueryWeights string `json:"query_weights,omitempty"`
 	// AdamBeta2 and AdamEps replace Adam's β₂ (0.999) and ε (1e-8) when
 	// set.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
@@ -240,6 +244,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ExcludeAnswers && c.Loss != "all" && c.Loss != "shared" {
 		errs = append(errs, fmt.Errorf("exclude-answers is for the losses all and shared, whose candidates the batch shares; loss %q draws its negatives outside the answers", c.Loss))
+	}
+	if c.QueryWeights != "" && c.QueryWeights != "answers" && c.QueryWeights != "uniform" {
+		errs = append(errs, fmt.Errorf("query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got %q", c.QueryWeights))
 	}
 	if !(c.AdamBeta2 >= 0 && c.AdamBeta2 < 1) {
 		errs = append(errs, fmt.Errorf("adam-beta2 must be in [0, 1) (0: 0.999), got %g", c.AdamBeta2))

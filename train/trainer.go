@@ -162,6 +162,7 @@ func (t *trainer) setup() error {
 		if s != nil {
 			s.SharedNegatives = t.cfg.Loss == "shared"
 			s.ExcludeAnswers = t.cfg.ExcludeAnswers
+			s.UniformWeights = t.cfg.QueryWeights == "uniform"
 		}
 	}
 	if t.cfg.RefNegatives {

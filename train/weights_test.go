@@ -214,3 +214,32 @@ func TestStreamSharedNegatives(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryWeights checks each row's loss weight: the reference's
+// sqrt(1/(4+|answers|)) by default, 1 with UniformWeights.
+func TestQueryWeights(t *testing.T) {
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	sel, err := selectGroups(&cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, uniform := range []bool{false, true} {
+		s := NewStream(sel.other, nil, d.KG.Entities.Len(), 2, false, 1)
+		s.UniformWeights = uniform
+		b := s.Next(32, rand.New(rand.NewPCG(1, 2)))
+		row := 0
+		for _, p := range b.Parts {
+			for i, r := range p.Rows {
+				want := math.Sqrt(1 / (4 + float64(len(p.Group.Answers(r)))))
+				if uniform {
+					want = 1
+				}
+				if p.Weight[i] != want || b.Weight[row] != want {
+					t.Fatalf("uniform %v: row %d (%d answers) weight %v (batch %v), want %v", uniform, row, len(p.Group.Answers(r)), p.Weight[i], b.Weight[row], want)
+				}
+				row++
+			}
+		}
+	}
+}

@@ -51,6 +51,8 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "smooth"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--label-smoothing", "0.1"}, 1, `label smoothing is for the losses all and shared, not "softmax"`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "all", "--label-smoothing", "1"}, 1, `label smoothing must be a number in [0, 1), got 1`},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "uniform"), "--steps", "2", "--query-weights", "uniform"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", runDir, "--query-weights", "answer"}, 1, `query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got "answer"`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial, softmax, all or shared, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-adversarial"), "--model-kind", "gqe", "--loss", "adversarial"}, small[:2]...), 1, `loss "adversarial": the baselines train with sigmoid`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "cone-softmax"), "--model-kind", "cone", "--loss", "softmax", "--steps", "2"}, small...), 0, "loss softmax"},
@@ -87,6 +89,9 @@ func TestTrainPipeline(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "smooth", "config.json")); err != nil || !strings.Contains(string(b), `"label_smoothing": 0.1`) {
 		t.Errorf("the smoothed run's config.json does not record its label smoothing (%v):\n%s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "uniform", "config.json")); err != nil || !strings.Contains(string(b), `"query_weights": "uniform"`) {
+		t.Errorf("the uniform run's config.json does not record its query weights (%v):\n%s", err, b)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
 		t.Errorf("the bf16 run's config.json does not record its precision (%v):\n%s", err, b)
