@@ -2,6 +2,7 @@ package gamma
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/qe"
@@ -44,9 +45,10 @@ func (w *Workspace[T]) denseCandidates(b *Batch) {
 	t.cols = len(t.uniq) + 1
 }
 
-// exclude sets each row's excluded answers (Batch.Exclude) among the
+// exclude sets each row's other answers (Batch.Exclude) among the
 // candidates, as indices into uniq (col: an entity's index, or −1 for
-// none), leaving out the row's positive.
+// none), leaving out the row's positive; an answer listed twice is one
+// column (sorted, unique: answer targets count each once).
 func (t *trainState[T]) exclude(b *Batch, col func(int32) int32) {
 	t.excl, t.exclAt = t.excl[:0], grow(t.exclAt, len(b.Positive)+1)
 	for r := range b.Positive {
@@ -59,6 +61,9 @@ func (t *trainState[T]) exclude(b *Batch, col func(int32) int32) {
 				t.excl = append(t.excl, c)
 			}
 		}
+		row := t.excl[t.exclAt[r]:]
+		slices.Sort(row)
+		t.excl = t.excl[:int(t.exclAt[r])+len(slices.Compact(row))]
 	}
 	t.exclAt[len(b.Positive)] = int32(len(t.excl))
 }
@@ -147,17 +152,24 @@ func rowMax[T kernel.Float](l []T) T {
 // the positive over the U candidates (columns 1…U); column 0, the
 // positive again, carries the −1 of the target (−(1−ε) with label
 // smoothing ε, whose ε/k on each of the k candidates goes to their
-// columns).
+// columns). With answer targets the row's other answers stay among the
+// candidates and the target 1−ε is shared by its a answers: the loss is
+// −(1−ε)·mean over the answers of log softmax, each answer's column
+// carrying −(1−ε)/a.
 func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	tau := t.objective.temperature()
-	excl := t.excl[t.exclAt[r]:t.exclAt[r+1]]
+	answers := t.excl[t.exclAt[r]:t.exclAt[r+1]] // unique, the positive's column not among them
+	out := answers                               // the columns that leave the row
+	if t.objective.AnswerTargets {
+		out = nil
+	}
 	e := dl[1:]
 	top := rowMax(l[1:])
-	if len(excl) > 0 {
+	if len(out) > 0 {
 		// The excluded candidates leave the row: their logits are lowered
 		// below the rest (out of the max) and their exponentials zeroed.
 		copy(e, l[1:])
-		for _, c := range excl {
+		for _, c := range out {
 			e[c] = T(math.Inf(-1))
 		}
 		top = rowMax(e)
@@ -170,44 +182,48 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 		e[j] = v*inv - shift
 	}
 	kernel.Exp(e, e)
-	eps := t.objective.Smoothing
-	// With smoothing, the mean of the candidates' l/T − max (the excluded
-	// out, an answer maybe listed twice counted once: marked −1, as no
-	// exponential is) and their count.
-	meanX, k := 0.0, len(e)
-	if eps > 0 {
-		for _, v := range l[1:] {
-			meanX += float64(v)
-		}
-		for _, c := range excl {
-			if e[c] != -1 {
-				e[c], k = -1, k-1
-				meanX -= float64(l[1+c])
-			}
-		}
-		meanX = meanX/float64(max(k, 1))/tau - mx
-	}
-	for _, c := range excl {
+	for _, c := range out {
 		e[c] = 0
 	}
 	z := 0.0
 	for _, v := range e {
 		z += float64(v)
 	}
-	// The gradient softmax − target: with smoothing, the target is 1−ε
-	// on the positive (column 0) and ε/k on each candidate.
+	logZ := math.Log(z)
+	eps := t.objective.Smoothing
+	// With smoothing, the mean of the k candidates' l/T − max.
+	meanX, k := 0.0, len(e)-len(out)
+	if eps > 0 {
+		for _, v := range l[1:] {
+			meanX += float64(v)
+		}
+		for _, c := range out {
+			meanX -= float64(l[1+c])
+		}
+		meanX = meanX/float64(max(k, 1))/tau - mx
+	}
+	// The gradient softmax − target: the target is (1−ε)/a on each of
+	// the a answers (the positive's share in column 0) and ε/k on each
+	// candidate.
 	scale, u := T(wr/(z*tau)), T(eps*wr/(float64(k)*tau))
 	for j := range e {
 		e[j] = e[j]*scale - u
 	}
-	logZ := math.Log(z)
-	t.pos[r] = wr * (float64(l[0])/tau - mx - logZ)
-	dl[0] = T(-wr / tau)
-	if eps > 0 {
-		for _, c := range excl {
-			e[c] = 0
+	for _, c := range out {
+		e[c] = 0
+	}
+	a, sumA := 1, float64(l[0])
+	if t.objective.AnswerTargets {
+		a += len(answers)
+		share := T((1 - eps) * wr / (float64(a) * tau))
+		for _, c := range answers {
+			e[c] -= share
+			sumA += float64(l[1+c])
 		}
-		dl[0] = T(-(1 - eps) * wr / tau)
+	}
+	dl[0] = T(-(1 - eps) * wr / (float64(a) * tau))
+	t.pos[r] = wr * (sumA/float64(a)/tau - mx - logZ)
+	if eps > 0 {
 		t.pos[r] = (1-eps)*t.pos[r] + eps*wr*(meanX-logZ)
 	}
 	t.neg[r] = t.pos[r]

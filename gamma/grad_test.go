@@ -182,6 +182,8 @@ func TestGradients(t *testing.T) {
 		// Label smoothing.
 		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2}, true},
 		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Smoothing: 0.1, Sigmoid: 0.5}, true},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2, AnswerTargets: true}, true},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", AnswerTargets: true, Sigmoid: 0.5}, true},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {

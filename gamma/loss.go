@@ -26,7 +26,8 @@ type Batch struct {
 	// dense objectives ("all", "shared") leave out of the row's
 	// candidates (its positive stays): other answers are not scored as
 	// negatives, as the sampled objectives' negatives are drawn outside
-	// the answers.
+	// the answers. With Objective.AnswerTargets they stay among the
+	// candidates and share the positive's target instead.
 	Exclude [][]int32
 	Weight  []float64 // subsampling weight per row, √(1/(4+|answers|))
 	// Objective is the loss of a row's logits; the zero value is the
@@ -64,6 +65,12 @@ type Objective struct {
 	// for a loss that otherwise drives the positive's margin up without
 	// bound.
 	Smoothing float64 `json:"smoothing,omitempty"`
+	// AnswerTargets, with the dense kinds, makes the target the row's
+	// answer set rather than its one positive: the positive and its other
+	// answers among the candidates (Batch.Exclude) share the target 1−ε
+	// evenly, so that a query with hundreds of answers is trained to rank
+	// all of them first, none of them counted as a negative.
+	AnswerTargets bool `json:"answer_targets,omitempty"`
 }
 
 // Validate reports an unknown kind or a negative temperature.
@@ -87,6 +94,9 @@ func (o Objective) Validate() error {
 	}
 	if o.Smoothing > 0 && !o.dense() {
 		return fmt.Errorf("label smoothing is for the losses all and shared, not %q", o.Kind)
+	}
+	if o.AnswerTargets && !o.dense() {
+		return fmt.Errorf("answer targets are for the losses all and shared, not %q", o.Kind)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package gamma
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -327,44 +328,61 @@ func TestDenseSigmoidTerm(t *testing.T) {
 }
 
 // TestDenseSmoothing: label smoothing ε makes a row's loss (1−ε)·(−log
-// p_pos) + ε·mean_j(−log p_j) over its candidates j but the excluded
-// answers (one listed twice counted once), p the softmax of l/T over
-// them; and it is refused outside the dense kinds and outside [0, 1).
+// p₀) + ε·mean_j(−log p_j) over its k candidates, the excluded answers
+// out (one listed twice counted once), p the softmax of l/T over them;
+// with answer targets the answers stay among the candidates and −log p₀
+// becomes the mean of −log p over the positive and its other answers (one
+// listed twice counted once); both are refused outside the dense kinds,
+// and ε outside [0, 1).
 func TestDenseSmoothing(t *testing.T) {
 	for _, kind := range []string{"all", "shared"} {
-		t.Run(kind, func(t *testing.T) {
-			const eps, tau = 0.3, 2.0
-			ws, b := denseBatch(t, UnionMoment, Objective{Kind: kind, Temperature: tau, Smoothing: eps}, 5)
-			for r := range b.Exclude {
-				if len(b.Exclude[r]) > 0 {
-					b.Exclude[r] = append(b.Exclude[r], b.Exclude[r][0]) // twice listed
-				}
-			}
-			got, err := ws.Forward(b, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := &ws.train
-			want := 0.0
-			for r := range tr.rows {
-				l, skip := rowOf(tr, r)
-				z, sum, k := 0.0, 0.0, 0
-				for j, v := range l[1:] {
-					if !skip[int32(j)] {
-						z, sum, k = z+math.Exp(v/tau), sum+v/tau, k+1
+		for _, targets := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/targets=%v", kind, targets), func(t *testing.T) {
+				const eps, tau = 0.3, 2.0
+				ws, b := denseBatch(t, UnionMoment, Objective{Kind: kind, Temperature: tau, Smoothing: eps, AnswerTargets: targets}, 5)
+				listed := 0
+				for r := range b.Exclude {
+					if len(b.Exclude[r]) > 0 {
+						b.Exclude[r] = append(b.Exclude[r], b.Exclude[r][0]) // twice listed
+						listed++
 					}
 				}
-				logZ := math.Log(z)
-				ce := -(l[0]/tau - logZ)
-				mean := -(sum/float64(k) - logZ)
-				want += tr.weight[r] / tr.sw * ((1-eps)*ce + eps*mean)
-			}
-			if math.Abs(got.Loss-want) > 1e-12 {
-				t.Errorf("smoothed loss %.15g, want %.15g", got.Loss, want)
-			}
-		})
+				got, err := ws.Forward(b, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := &ws.train
+				want, others := 0.0, 0
+				for r := range tr.rows {
+					l, answers := rowOf(tr, r)
+					others += len(answers)
+					z, sum, k := 0.0, 0.0, 0
+					for j, v := range l[1:] {
+						if targets || !answers[int32(j)] {
+							z, sum, k = z+math.Exp(v/tau), sum+v/tau, k+1
+						}
+					}
+					logZ := math.Log(z)
+					lp, a := l[0]/tau-logZ, 1.0
+					if targets {
+						for c := range answers {
+							lp, a = lp+l[1+c]/tau-logZ, a+1
+						}
+					}
+					ce := -lp / a
+					mean := -(sum/float64(k) - logZ)
+					want += tr.weight[r] / tr.sw * ((1-eps)*ce + eps*mean)
+				}
+				if listed == 0 || others == 0 {
+					t.Fatalf("the batch has %d rows with answers listed, %d other answers among the candidates: the test tests nothing", listed, others)
+				}
+				if math.Abs(got.Loss-want) > 1e-12 {
+					t.Errorf("loss %.15g, want %.15g", got.Loss, want)
+				}
+			})
+		}
 	}
-	for _, o := range []Objective{{Kind: "softmax", Smoothing: 0.1}, {Kind: "shared", Smoothing: 1}, {Kind: "all", Smoothing: -0.1}} {
+	for _, o := range []Objective{{Kind: "softmax", Smoothing: 0.1}, {Kind: "shared", Smoothing: 1}, {Kind: "all", Smoothing: -0.1}, {Kind: "softmax", AnswerTargets: true}} {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%+v accepted", o)
 		}

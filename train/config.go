@@ -51,6 +51,12 @@ type Config struct {
 	// common to the batch (the sampled losses draw their negatives outside
 	// the answers already). GammaE only.
 	ExcludeAnswers bool `json:"exclude_answers,omitempty"`
+	// AnswerTargets, with "all" or "shared", makes a row's target its
+	// answer set: its other training answers among the candidates share
+	// the positive's target (gamma.Objective.AnswerTargets) instead of
+	// counting as negatives or, with ExcludeAnswers, leaving the row.
+	// GammaE only.
+	AnswerTargets bool `json:"answer_targets,omitempty"`
 	// QueryWeights is how a query's loss term is weighted: "" or "answers"
 	// (the reference's subsampling weight sqrt(1/(4+|answers|))) or
 	// "uniform" (every query alike).
@@ -181,7 +187,7 @@ func adam[T kernel.Float](c *Config) *optim.Adam[T] {
 
 // Objective is the loss as the model takes it.
 func (c *Config) Objective() gamma.Objective {
-	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature, Sigmoid: c.LossSigmoid, Smoothing: c.LabelSmoothing}
+	return gamma.Objective{Kind: c.Loss, Temperature: c.LossTemperature, Sigmoid: c.LossSigmoid, Smoothing: c.LabelSmoothing, AnswerTargets: c.AnswerTargets}
 }
 
 // Calibrated reports whether the loss trains σ(logit) to be the
@@ -244,6 +250,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ExcludeAnswers && c.Loss != "all" && c.Loss != "shared" {
 		errs = append(errs, fmt.Errorf("exclude-answers is for the losses all and shared, whose candidates the batch shares; loss %q draws its negatives outside the answers", c.Loss))
+	}
+	if c.ExcludeAnswers && c.AnswerTargets {
+		errs = append(errs, errors.New("exclude-answers and answer-targets are two uses of a query's other answers: leave them out, or make them targets; set one"))
 	}
 	if c.QueryWeights != "" && c.QueryWeights != "answers" && c.QueryWeights != "uniform" {
 		errs = append(errs, fmt.Errorf("query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got %q", c.QueryWeights))

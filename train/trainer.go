@@ -161,7 +161,7 @@ func (t *trainer) setup() error {
 	for _, s := range []*Stream{t.path, t.other} {
 		if s != nil {
 			s.SharedNegatives = t.cfg.Loss == "shared"
-			s.ExcludeAnswers = t.cfg.ExcludeAnswers
+			s.ExcludeAnswers = t.cfg.ExcludeAnswers || t.cfg.AnswerTargets
 			s.UniformWeights = t.cfg.QueryWeights == "uniform"
 		}
 	}

@@ -88,6 +88,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.Float64Var(&c.LossSigmoid, "loss-sigmoid", 0, "with --loss all or shared: add `W` times the reference's sigmoid loss over the same candidates (it fixes the logits' level, which the cross-entropy leaves free: σ(logit) becomes a probability, and queries estimate their answer counts)")
 			fs.Float64Var(&c.LabelSmoothing, "label-smoothing", 0, "with --loss all or shared: label smoothing `EPS` (the target 1−EPS on the positive, EPS spread over the candidates)")
 			fs.StringVar(&c.QueryWeights, "query-weights", "", "each query's loss weight: `answers` (the reference's sqrt(1/(4+|answers|)), default) or uniform")
+			fs.BoolVar(&c.AnswerTargets, "answer-targets", false, "with --loss all or shared: a query's other training answers among its candidates share its positive's target (the cross-entropy of its answer set) instead of counting as negatives")
 			fs.BoolVar(&c.ExcludeAnswers, "exclude-answers", false, "with --loss all or shared: a query's other training answers are not among its candidates (the sampled losses' negatives exclude them already)")
 			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs (and of the dense losses' distances): fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")
@@ -230,8 +231,8 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes, cfg.CPUMinutes = f.Minutes, 0 },
 		"cpu-minutes": func() { cfg.Minutes, cfg.CPUMinutes = 0, f.CPUMinutes },
 		"union-train": func() { cfg.UnionTrain = f.UnionTrain }, "ref-negatives": func() { cfg.RefNegatives = f.RefNegatives }, "exclude-answers": func() { cfg.ExcludeAnswers = f.ExcludeAnswers },
-		"query-weights": func() { cfg.QueryWeights = f.QueryWeights },
-		"loss-sigmoid":  func() { cfg.LossSigmoid = f.LossSigmoid }, "label-smoothing": func() { cfg.LabelSmoothing = f.LabelSmoothing },
+		"query-weights": func() { cfg.QueryWeights = f.QueryWeights }, "answer-targets": func() { cfg.AnswerTargets = f.AnswerTargets },
+		"loss-sigmoid": func() { cfg.LossSigmoid = f.LossSigmoid }, "label-smoothing": func() { cfg.LabelSmoothing = f.LabelSmoothing },
 		"seed": func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },
 		"valid-queries": func() { cfg.ValidQueries = f.ValidQueries },

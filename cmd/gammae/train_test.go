@@ -53,6 +53,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "all", "--label-smoothing", "1"}, 1, `label smoothing must be a number in [0, 1), got 1`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "uniform"), "--steps", "2", "--query-weights", "uniform"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", runDir, "--query-weights", "answer"}, 1, `query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got "answer"`},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "targets"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--answer-targets", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--answer-targets"}, 1, `answer targets are for the losses all and shared, not "softmax"`},
+		{[]string{"train", "--data", data, "--out", runDir, "--loss", "shared", "--answer-targets", "--exclude-answers"}, 1, "exclude-answers and answer-targets are two uses of a query's other answers"},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "focal"}, 1, "loss must be sigmoid, adversarial, softmax, all or shared, got \"focal\""},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-adversarial"), "--model-kind", "gqe", "--loss", "adversarial"}, small[:2]...), 1, `loss "adversarial": the baselines train with sigmoid`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "cone-softmax"), "--model-kind", "cone", "--loss", "softmax", "--steps", "2"}, small...), 0, "loss softmax"},
@@ -89,6 +92,9 @@ func TestTrainPipeline(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "smooth", "config.json")); err != nil || !strings.Contains(string(b), `"label_smoothing": 0.1`) {
 		t.Errorf("the smoothed run's config.json does not record its label smoothing (%v):\n%s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "targets", "config.json")); err != nil || !strings.Contains(string(b), `"answer_targets": true`) {
+		t.Errorf("the answer-targets run's config.json does not record them (%v):\n%s", err, b)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "uniform", "config.json")); err != nil || !strings.Contains(string(b), `"query_weights": "uniform"`) {
 		t.Errorf("the uniform run's config.json does not record its query weights (%v):\n%s", err, b)
