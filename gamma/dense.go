@@ -209,8 +209,10 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	for j := range e {
 		e[j] = e[j]*scale - u
 	}
-	for _, c := range out {
-		e[c] = 0
+	if u != 0 { // the columns out of the row got −u
+		for _, c := range out {
+			e[c] = 0
+		}
 	}
 	a, sumA := 1, float64(l[0])
 	if t.objective.AnswerTargets {

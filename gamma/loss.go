@@ -29,7 +29,7 @@ type Batch struct {
 	// the answers. With Objective.AnswerTargets they stay among the
 	// candidates and share the positive's target instead.
 	Exclude [][]int32
-	Weight  []float64 // subsampling weight per row, √(1/(4+|answers|))
+	Weight  []float64 // loss weight per row: the reference's √(1/(4+|answers|)), or 1 (train's uniform query weights)
 	// Objective is the loss of a row's logits; the zero value is the
 	// reference's (SPEC section 4).
 	Objective Objective

@@ -73,7 +73,7 @@ type Stream struct {
 	// UniformWeights gives every row the loss weight 1 instead of the
 	// reference's subsampling weight sqrt(1/(4+|answers|)), which makes a
 	// query with hundreds of answers (most negation and union queries)
-	// count a tenth of one with a few.
+	// count a sixth to an eighth of one with a few.
 	UniformWeights bool
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gammae/gammae/dataset"
 )
 
 func TestParseWeights(t *testing.T) {
@@ -84,12 +86,7 @@ func TestWeightedRows(t *testing.T) {
 // TestStreamWeights checks that a weight scales a structure's share of the
 // batches, and that weight 1 is the unweighted stream.
 func TestStreamWeights(t *testing.T) {
-	d := tinyDataset(t)
-	cfg := tinyConfig()
-	sel, err := selectGroups(&cfg, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, sel := tinyGroups(t)
 	groups := sel.other
 	share := func(weights []float64) []float64 {
 		s := NewStream(groups, weights, d.KG.Entities.Len(), 2, false, 1)
@@ -165,12 +162,7 @@ func FuzzParseWeights(f *testing.F) {
 // positives drawn are those of a stream without them, and the same seed
 // gives the same batch.
 func TestStreamSharedNegatives(t *testing.T) {
-	d := tinyDataset(t)
-	cfg := tinyConfig()
-	sel, err := selectGroups(&cfg, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, sel := tinyGroups(t)
 	n := d.KG.Entities.Len()
 	draw := func(shared bool) *Batch {
 		s := NewStream(sel.path, nil, n, 7, false, 1)
@@ -218,12 +210,7 @@ func TestStreamSharedNegatives(t *testing.T) {
 // TestQueryWeights checks each row's loss weight: the reference's
 // sqrt(1/(4+|answers|)) by default, 1 with UniformWeights.
 func TestQueryWeights(t *testing.T) {
-	d := tinyDataset(t)
-	cfg := tinyConfig()
-	sel, err := selectGroups(&cfg, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, sel := tinyGroups(t)
 	for _, uniform := range []bool{false, true} {
 		s := NewStream(sel.other, nil, d.KG.Entities.Len(), 2, false, 1)
 		s.UniformWeights = uniform
@@ -242,4 +229,17 @@ func TestQueryWeights(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tinyGroups is the tiny dataset and its training groups under the tiny
+// configuration.
+func tinyGroups(t *testing.T) (*dataset.Dataset, *selection) {
+	t.Helper()
+	d := tinyDataset(t)
+	cfg := tinyConfig()
+	sel, err := selectGroups(&cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, sel
 }
