@@ -50,8 +50,9 @@ func TestValidateLRDrops(t *testing.T) {
 }
 
 // TestPresets: every preset is valid; the fast preset is the hour preset
-// with the softmax loss, and fast-shared the same with the shared loss
-// over 2,048 entities, nothing else.
+// with the softmax loss, fast-shared the same with the shared loss over
+// 2,048 entities, and fast-smoothed fast-shared with label smoothing and
+// uniform query weights, nothing else.
 func TestPresets(t *testing.T) {
 	for name := range Presets {
 		c, err := Preset(name)
@@ -78,6 +79,15 @@ func TestPresets(t *testing.T) {
 	shared.Loss, shared.Negatives, shared.Preset = "", hour.Negatives, ""
 	if !reflect.DeepEqual(shared, hour) {
 		t.Errorf("fast-shared differs from the hour preset beyond the loss:\n%+v\n%+v", shared, hour)
+	}
+	shared, _ = Preset("fast-shared")
+	smoothed, _ := Preset("fast-smoothed")
+	if smoothed.LabelSmoothing != 0.1 || smoothed.QueryWeights != "uniform" {
+		t.Errorf("fast-smoothed: label smoothing %g, query weights %q", smoothed.LabelSmoothing, smoothed.QueryWeights)
+	}
+	smoothed.LabelSmoothing, smoothed.QueryWeights, smoothed.Preset, shared.Preset = 0, "", "", ""
+	if !reflect.DeepEqual(smoothed, shared) {
+		t.Errorf("fast-smoothed differs from fast-shared beyond the smoothing and weights:\n%+v\n%+v", smoothed, shared)
 	}
 }
 

@@ -64,7 +64,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			c := &o.cfg
 			fs.StringVar(&o.data, "data", "", "dataset `FILE` (.gqd) with training queries (required)")
 			fs.StringVar(&o.out, "out", "", "run `DIR` for checkpoints and logs (required unless --bench)")
-			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, fast, fast-shared, nell, fb15k, small, or auto (by graph size)")
+			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, fast, fast-shared, fast-smoothed, nell, fb15k, small, or auto (by graph size)")
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
 			fs.BoolVar(&o.force, "force", false, "start over in an --out that holds a run, deleting that run's files")
 			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")

@@ -40,7 +40,7 @@ type baselineJob struct {
 
 // datasetPreset maps the trainer's presets to the authors' run scripts.
 var datasetPreset = map[string]string{
-	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237-hour", "fast": "fb15k-237-hour", "fast-shared": "fb15k-237-hour", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
+	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237-hour", "fast": "fb15k-237-hour", "fast-shared": "fb15k-237-hour", "fast-smoothed": "fb15k-237-hour", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
 }
 
 // newBaselineJob builds the model of a baseline run: on --resume from the

@@ -44,6 +44,8 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--exclude-answers", "--loss-sigmoid", "0.5"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "exclude"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-shared"), "--preset", "fast-shared", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-smoothed"), "--preset", "fast-smoothed", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "unsmoothed"), "--preset", "fast-smoothed", "--label-smoothing", "0", "--query-weights", "answers", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-shared"), "--preset", "fast-shared", "--model-kind", "gqe", "--steps", "2"}, 1, `loss "shared": the baselines train with sigmoid`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--loss-sigmoid", "1"}, 1, `a loss sigmoid term is for the losses all and shared, not "softmax"`},
@@ -98,6 +100,20 @@ func TestTrainPipeline(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "uniform", "config.json")); err != nil || !strings.Contains(string(b), `"query_weights": "uniform"`) {
 		t.Errorf("the uniform run's config.json does not record its query weights (%v):\n%s", err, b)
+	}
+	for run, want := range map[string][]string{
+		"fast-smoothed": {`"preset": "fast-smoothed"`, `"label_smoothing": 0.1`, `"query_weights": "uniform"`},
+		"unsmoothed":    {`"preset": "fast-smoothed"`, `"query_weights": "answers"`},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, run, "config.json"))
+		for _, w := range want {
+			if err != nil || !strings.Contains(string(b), w) {
+				t.Errorf("%s: config.json lacks %s (%v):\n%s", run, w, err, b)
+			}
+		}
+		if run == "unsmoothed" && strings.Contains(string(b), "label_smoothing") {
+			t.Errorf("--label-smoothing 0 did not override the preset's:\n%s", b)
+		}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
 		t.Errorf("the bf16 run's config.json does not record its precision (%v):\n%s", err, b)
