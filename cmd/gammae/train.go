@@ -43,8 +43,10 @@ func init() {
   gammae train --data fb237.gqd --out runs/fb237 --preset fb15k-237 --minutes 60
   # The configuration that learns most in that hour here (d=200, 60 minutes):
   gammae train --data fb237.gqd --out runs/fb237-hour --preset fb15k-237-hour
-  # The same with the loss that learns fastest per CPU-second (softmax):
-  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast
+  # The recipe that learns fastest per CPU-second (docs/evaluation.md):
+  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-smoothed
+  # The same with bfloat16 products, on a CPU with AVX512-BF16 or AMX:
+  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-smoothed --precision bf16
   # Continue an interrupted run exactly where it stopped:
   gammae train --data fb237.gqd --out runs/fb237 --resume
   # Reproduce the reference code's use of validation unions for training:

@@ -123,7 +123,7 @@ func modelValidator(d *dataset.Dataset, cfg train.Config, kind string, entities 
 // presetTable lists the trainer's presets for --help.
 func presetTable() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %-15s %4s %5s %2s %5s %-7s %-8s %7s %5s %4s %7s %6s\n", "preset", "dim", "hid", "L", "γ", "union", "loss", "lr", "batch", "neg", "steps", "min")
+	fmt.Fprintf(&b, "  %-15s %4s %5s %2s %5s %-7s %-8s %7s %5s %4s %7s %6s  %s\n", "preset", "dim", "hid", "L", "γ", "union", "loss", "lr", "batch", "neg", "steps", "min", "also")
 	names := make([]string, 0, len(train.Presets))
 	for n := range train.Presets {
 		names = append(names, n)
@@ -131,7 +131,15 @@ func presetTable() string {
 	sort.Strings(names)
 	for _, n := range names {
 		c := train.Presets[n]
-		fmt.Fprintf(&b, "  %-15s %4d %5d %2d %5g %-7s %-8s %7g %5d %4d %7d %6g\n", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, cmp.Or(c.Loss, "sigmoid"), c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes)
+		var also []string
+		if c.LabelSmoothing > 0 {
+			also = append(also, fmt.Sprintf("--label-smoothing %g", c.LabelSmoothing))
+		}
+		if c.QueryWeights != "" {
+			also = append(also, "--query-weights "+c.QueryWeights)
+		}
+		line := fmt.Sprintf("  %-15s %4d %5d %2d %5g %-7s %-8s %7g %5d %4d %7d %6g  %s", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, cmp.Or(c.Loss, "sigmoid"), c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes, strings.Join(also, " "))
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
