@@ -119,3 +119,50 @@ func Count(q Node) int {
 	}
 	return 1
 }
+
+// Relax drops every negated argument of q's intersections, leaving the
+// positive query whose answers the negations cut down: a 2in query becomes
+// its 1p branch, 3in a 2i, pin and inp a 2p. ok is false when q has no
+// negation to drop, or when an intersection has nothing but negated
+// arguments (its relaxation would be every entity).
+func Relax(q Node) (r Node, ok bool) {
+	switch n := q.(type) {
+	case Projection:
+		a, ok := Relax(n.Arg)
+		if !ok {
+			return q, false
+		}
+		return Projection{Relation: n.Relation, Arg: a}, true
+	case Intersection:
+		var args []Node
+		dropped := false
+		for _, a := range n.Args {
+			if _, neg := a.(Negation); neg {
+				dropped = true
+				continue
+			}
+			if ra, ok := Relax(a); ok {
+				a, dropped = ra, true
+			}
+			args = append(args, a)
+		}
+		switch {
+		case !dropped || len(args) == 0:
+			return q, false
+		case len(args) == 1:
+			return args[0], true
+		}
+		return Intersection{Args: args}, true
+	case Union:
+		args := make([]Node, len(n.Args))
+		dropped := false
+		for i, a := range n.Args {
+			args[i] = a
+			if ra, ok := Relax(a); ok {
+				args[i], dropped = ra, true
+			}
+		}
+		return Union{Args: args}, dropped
+	}
+	return q, false
+}

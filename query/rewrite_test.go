@@ -39,3 +39,41 @@ func TestRewrites(t *testing.T) {
 		})
 	}
 }
+
+func TestRelax(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"2in", "(e,(r,))"},
+		{"3in", "((e,(r,)),(e,(r,)))"},
+		{"inp", "(e,(r,r))"},
+		{"pin", "(e,(r,r))"},
+		{"pni", "(e,(r,))"},
+		{"1p", ""},
+		{"2i", ""},
+		{"up-DNF", ""},
+		{"2u-DM", ""}, // ¬(¬A ∧ ¬B): no positive argument to keep
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := Lookup(tc.name)
+			q, err := Template(st.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := Relax(q)
+			if ok != (tc.want != "") {
+				t.Fatalf("Relax ok = %v", ok)
+			}
+			if ok && Shape(r) != tc.want {
+				t.Errorf("Relax = %s, want %s", Shape(r), tc.want)
+			}
+			if !ok && Shape(r) != st.Shape {
+				t.Errorf("Relax changed a query it cannot relax: %s", Shape(r))
+			}
+		})
+	}
+	// A union whose branch has a negation relaxes that branch.
+	a, b := Anchor{Entity: 1}, Anchor{Entity: 2}
+	u := Union{Args: []Node{Projection{Relation: 3, Arg: a}, Intersection{Args: []Node{Projection{Relation: 4, Arg: a}, Negation{Arg: Projection{Relation: 5, Arg: b}}}}}}
+	if r, ok := Relax(u); !ok || Shape(r) != "((e,(r,)),(e,(r,)),(u,))" {
+		t.Errorf("Relax(union) = %s, %v", Shape(r), ok)
+	}
+}

@@ -75,6 +75,13 @@ type Stream struct {
 	// query with hundreds of answers (most negation and union queries)
 	// count a sixth to an eighth of one with a few.
 	UniformWeights bool
+	// Hard holds each group's hard negatives (nil for a group without),
+	// and HardPerRow is how many of them a row draws, with replacement,
+	// into its negatives: the first of its own, or of the batch's shared
+	// ones, which hard draws fill before uniform ones up to the same
+	// count (Config.HardNegatives).
+	Hard       []*HardSet
+	HardPerRow int
 }
 
 // StreamState is where a stream is: its epoch and position in it.
@@ -163,6 +170,10 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 		g := s.groups[picked[i].group]
 		p := &Part{Group: g, Rows: make([]int, 0, j-i), IDs: make([]int32, 0, (j-i)*g.Slots)}
 		p0, n0, w0 := len(b.Positive), len(b.Negative), len(b.Weight)
+		var hard *HardSet
+		if s.HardPerRow > 0 && s.Hard != nil {
+			hard = s.Hard[picked[i].group]
+		}
 		for _, r := range picked[i:j] {
 			row := int(r.row)
 			ans := g.Answers(row)
@@ -176,18 +187,44 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 			if !s.SharedNegatives {
 				b.Negative = s.appendNegatives(b.Negative, ans, rng)
 			}
+			if hard != nil {
+				b.Shared = s.drawHard(b, hard.Row(row), rng)
+			}
 		}
 		p.Positive, p.Negative, p.Weight = b.Positive[p0:], b.Negative[n0:], b.Weight[w0:]
 		b.Parts = append(b.Parts, p)
 		i = j
 	}
 	if s.SharedNegatives {
-		b.Shared = make([]int32, s.negatives)
-		for k := range b.Shared {
-			b.Shared[k] = int32(rng.IntN(s.entities))
+		for len(b.Shared) < s.negatives {
+			b.Shared = append(b.Shared, int32(rng.IntN(s.entities)))
 		}
 	}
 	return b
+}
+
+// drawHard puts HardPerRow draws from the row's hard negatives among its
+// negatives: over the first ones of the row just appended, or appended to
+// the batch's shared negatives while they number fewer than the stream's
+// negatives. It returns the shared negatives.
+func (s *Stream) drawHard(b *Batch, hard []int32, rng *rand.Rand) []int32 {
+	if len(hard) == 0 {
+		return b.Shared
+	}
+	if !s.SharedNegatives {
+		row := b.Negative[len(b.Negative)-s.negatives:]
+		for k := range min(s.HardPerRow, s.negatives) {
+			row[k] = hard[rng.IntN(len(hard))]
+		}
+		return b.Shared
+	}
+	for range s.HardPerRow {
+		if len(b.Shared) == s.negatives {
+			break
+		}
+		b.Shared = append(b.Shared, hard[rng.IntN(len(hard))])
+	}
+	return b.Shared
 }
 
 // weight is the loss weight of a row with n answers.

@@ -57,6 +57,12 @@ type Config struct {
 	// counting as negatives or, with ExcludeAnswers, leaving the row.
 	// GammaE only.
 	AnswerTargets bool `json:"answer_targets,omitempty"`
+	// HardNegatives is how many of each negation query's hard negatives
+	// (HardSet: entities its negated branches must remove) are drawn
+	// among its negatives: its own first ones, or, with Loss "shared",
+	// the batch's, which they fill before uniform draws up to Negatives.
+	// 0 is off.
+	HardNegatives int `json:"hard_negatives,omitempty"`
 	// QueryWeights is how a query's loss term is weighted: "" or "answers"
 	// (the reference's subsampling weight sqrt(1/(4+|answers|))) or
 	// "uniform" (every query alike).
@@ -268,6 +274,12 @@ func (c *Config) Validate() error {
 	}
 	if c.ExcludeAnswers && c.AnswerTargets {
 		errs = append(errs, errors.New("exclude-answers and answer-targets are two uses of a query's other answers: leave them out, or make them targets; set one"))
+	}
+	if c.HardNegatives < 0 {
+		errs = append(errs, fmt.Errorf("hard-negatives must be ≥ 0 (0: off), got %d", c.HardNegatives))
+	}
+	if c.HardNegatives > 0 && c.Loss == "all" {
+		errs = append(errs, errors.New("hard-negatives draws negatives, and loss all has none: every entity is a candidate already"))
 	}
 	if c.QueryWeights != "" && c.QueryWeights != "answers" && c.QueryWeights != "uniform" {
 		errs = append(errs, fmt.Errorf("query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got %q", c.QueryWeights))

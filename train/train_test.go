@@ -237,6 +237,8 @@ func TestConfigValidate(t *testing.T) {
 		"adam-beta2":  func(c *Config) { c.AdamBeta2 = 1 },
 		"adam-eps":    func(c *Config) { c.AdamEps = math.Inf(1) },
 		"exclude":     func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
+		"hard":        func(c *Config) { c.HardNegatives = -1 },
+		"hard-all":    func(c *Config) { c.Loss, c.HardNegatives = "all", 2 },
 	} {
 		c := good
 		mutate(&c)

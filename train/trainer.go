@@ -165,6 +165,11 @@ func (t *trainer) setup() error {
 			s.UniformWeights = t.cfg.QueryWeights == "uniform"
 		}
 	}
+	if t.cfg.HardNegatives > 0 {
+		if err := t.setupHard(); err != nil {
+			return err
+		}
+	}
 	if t.cfg.RefNegatives {
 		t.logf("train: reproducing the reference code: negatives may include answers (--ref-negatives)")
 	}

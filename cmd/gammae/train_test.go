@@ -55,6 +55,8 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "smooth"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--label-smoothing", "0.1"}, 1, `label smoothing is for the losses all and shared, not "softmax"`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "all", "--label-smoothing", "1"}, 1, `label smoothing must be a number in [0, 1), got 1`},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "hard"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--hard-negatives", "2"}, small...), 0, "hard negatives: 2 per negation query"},
+		{[]string{"train", "--data", data, "--out", runDir, "--hard-negatives", "-1"}, 1, `hard-negatives must be ≥ 0 (0: off), got -1`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "uniform"), "--steps", "2", "--query-weights", "uniform"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", runDir, "--query-weights", "answer"}, 1, `query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got "answer"`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "targets"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--answer-targets", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
