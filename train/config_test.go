@@ -89,6 +89,15 @@ func TestPresets(t *testing.T) {
 	if !reflect.DeepEqual(smoothed, shared) {
 		t.Errorf("fast-smoothed differs from fast-shared beyond the smoothing and weights:\n%+v\n%+v", smoothed, shared)
 	}
+	smoothed, _ = Preset("fast-smoothed")
+	hard, _ := Preset("fast-hard")
+	if hard.HardNegatives != 16 {
+		t.Errorf("fast-hard: %d hard negatives, want 16", hard.HardNegatives)
+	}
+	hard.HardNegatives, hard.Preset, smoothed.Preset = 0, "", ""
+	if !reflect.DeepEqual(hard, smoothed) {
+		t.Errorf("fast-hard differs from fast-smoothed beyond the hard negatives:\n%+v\n%+v", hard, smoothed)
+	}
 }
 
 // TestCalibrated: the losses whose σ(logit) is a probability.

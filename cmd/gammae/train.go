@@ -44,9 +44,9 @@ func init() {
   # The configuration that learns most in that hour here (d=200, 60 minutes):
   gammae train --data fb237.gqd --out runs/fb237-hour --preset fb15k-237-hour
   # The recipe that learns fastest per CPU-second (docs/evaluation.md):
-  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-smoothed
+  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-hard
   # The same with bfloat16 products, on a CPU with AVX512-BF16 or AMX:
-  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-smoothed --precision bf16
+  gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-hard --precision bf16
   # Continue an interrupted run exactly where it stopped:
   gammae train --data fb237.gqd --out runs/fb237 --resume
   # Reproduce the reference code's use of validation unions for training:
@@ -66,7 +66,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			c := &o.cfg
 			fs.StringVar(&o.data, "data", "", "dataset `FILE` (.gqd) with training queries (required)")
 			fs.StringVar(&o.out, "out", "", "run `DIR` for checkpoints and logs (required unless --bench)")
-			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, fast, fast-shared, fast-smoothed, nell, fb15k, small, or auto (by graph size)")
+			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, fast, fast-shared, fast-smoothed, fast-hard, nell, fb15k, small, or auto (by graph size)")
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
 			fs.BoolVar(&o.force, "force", false, "start over in an --out that holds a run, deleting that run's files")
 			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")

@@ -40,7 +40,7 @@ type baselineJob struct {
 
 // datasetPreset maps the trainer's presets to the authors' run scripts.
 var datasetPreset = map[string]string{
-	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237-hour", "fast": "fb15k-237-hour", "fast-shared": "fb15k-237-hour", "fast-smoothed": "fb15k-237-hour", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
+	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237-hour", "fast": "fb15k-237-hour", "fast-shared": "fb15k-237-hour", "fast-smoothed": "fb15k-237-hour", "fast-hard": "fb15k-237-hour", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
 }
 
 // newBaselineJob builds the model of a baseline run: on --resume from the
@@ -137,6 +137,9 @@ func presetTable() string {
 		}
 		if c.QueryWeights != "" {
 			also = append(also, "--query-weights "+c.QueryWeights)
+		}
+		if c.HardNegatives > 0 {
+			also = append(also, fmt.Sprintf("--hard-negatives %d", c.HardNegatives))
 		}
 		line := fmt.Sprintf("  %-15s %4d %5d %2d %5g %-7s %-8s %7g %5d %4d %7d %6g  %s", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, cmp.Or(c.Loss, "sigmoid"), c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes, strings.Join(also, " "))
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
