@@ -157,8 +157,8 @@ var Presets = map[string]Config{
 	// test MRR 19.9 EPFO / 5.8 negation in bf16, against fast-smoothed's
 	// 19.7 / 4.6 (docs/evaluation.md).
 	"fast-hard": fastHard(),
-	"nell":          paper(1e-4, 0.07),
-	"fb15k":         paper(5e-5, 0.05),
+	"nell":      paper(1e-4, 0.07),
+	"fb15k":     paper(5e-5, 0.05),
 	"small": {
 		Dim: 64, Hidden: 128, Layers: 2, Gamma: 24, Epsilon: 0.07, Union: "moment",
 		LR: 1e-3, Batch: 256, Negatives: 64, Steps: 3000,
