@@ -144,7 +144,14 @@ func TestCheckpointsKeepLossCurve(t *testing.T) {
 // uninterrupted one, through an lr drop and an optimiser reset.
 func TestResumeIsExact(t *testing.T) {
 	d := tinyDataset(t)
-	cfg := tinyConfig()
+	hard := tinyConfig()
+	hard.Loss, hard.Negatives, hard.HardNegatives = "shared", 40, 2
+	for name, cfg := range map[string]Config{"tiny": tinyConfig(), "hard negatives": hard} {
+		t.Run(name, func(t *testing.T) { testResumeIsExact(t, d, cfg) })
+	}
+}
+
+func testResumeIsExact(t *testing.T, d *dataset.Dataset, cfg Config) {
 	var straight []float64
 	if _, err := Run(context.Background(), cfg, d, Options{Dir: t.TempDir(), OnIteration: func(_ int, l float64) { straight = append(straight, l) }}); err != nil {
 		t.Fatal(err)
