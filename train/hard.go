@@ -44,7 +44,7 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, er
 		}
 		rng := rand.New(rand.NewPCG(seed, uint64(gi)))
 		h := &HardSet{off: make([]int64, 1, grp.Len()+1)}
-		var buf []int32
+		var buf, all []int32
 		for i := range grp.Len() {
 			r, _ := query.Relax(grp.Query(i))
 			s, err := exact.Execute(g, r)
@@ -53,7 +53,8 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, er
 			}
 			ans := grp.Answers(i)
 			buf = buf[:0]
-			for _, e := range s.AppendTo(nil) {
+			all = s.AppendTo(all[:0])
+			for _, e := range all {
 				if !contains(ans, e) {
 					buf = append(buf, e)
 				}
