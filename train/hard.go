@@ -2,9 +2,8 @@ package train
 
 import (
 	"fmt"
-	"time"
-
 	"math/rand/v2"
+	"time"
 
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/exact"
