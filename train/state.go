@@ -26,7 +26,10 @@ type State struct {
 	Other     StreamState `json:"other"`
 	BestMRR   float64     `json:"best_mrr"`
 	BestIter  int         `json:"best_iteration"`
-	Seconds   float64     `json:"seconds"` // training time so far
+	// Confirmed is the iteration at which the best checkpoint was last
+	// checked on the larger sample (Config.ConfirmQueries).
+	Confirmed int     `json:"confirmed,omitempty"`
+	Seconds   float64 `json:"seconds"` // training time so far
 	// CPUSeconds is the process's CPU time (all threads) in iterations so
 	// far.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`

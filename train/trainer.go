@@ -38,6 +38,11 @@ type Options struct {
 	Progress   io.Writer
 	IsTerminal bool
 	Validate   ValidateFunc // nil: no periodic validation
+	// Confirm scores on Config.ConfirmQueries validation queries a
+	// structure, for the end-of-run check of the best checkpoint (nil: no
+	// check); ConfirmModel is its baselines' twin.
+	Confirm      ValidateFunc
+	ConfirmModel ModelValidateFunc
 	// ValidateModel and NewModel serve RunModel (baselines): the periodic
 	// validation, and the registry's constructor for --resume.
 	ValidateModel ModelValidateFunc
@@ -101,6 +106,10 @@ type trainer struct {
 	skippedRun int
 	// q is set when the run trains a baseline (RunModel) instead of GammaE.
 	q *qeRun
+	// validIter and validMRR are the last periodic validation's iteration
+	// and score in this invocation.
+	validIter int
+	validMRR  float64
 }
 
 // Run trains a model on d's training queries with cfg and returns a summary.
@@ -588,6 +597,11 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 	}
+	if !sum.Interrupted && ctx.Err() == nil {
+		if err := t.confirm(ctx, sum); err != nil {
+			return sum, err
+		}
+	}
 	if err := t.save(); err != nil {
 		return sum, err
 	}
@@ -626,6 +640,7 @@ func (t *trainer) validate(ctx context.Context, rep *progress.Reporter, sum *Sum
 		return fmt.Errorf("validation at iteration %d: %w", t.st.Iteration, err)
 	}
 	t.writeLog(map[string]any{"step": t.st.Iteration, "valid_mrr": mrr, "valid": per})
+	t.validIter, t.validMRR = t.st.Iteration, mrr
 	if rep != nil {
 		rep.Set(int64(t.st.Iteration), progress.F("valid_mrr", mrr))
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/registry"
-	"github.com/gammae/gammae/train"
 )
 
 // Every baseline trains, evaluates, compares and answers from the command
@@ -132,7 +131,7 @@ func TestValidatorSkipsNegation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		validate := modelValidator(d, train.Config{ValidQueries: 5, Seed: 1}, kind, d.KG.Train.N)
+		validate := modelValidator(d, 5, 1, kind, d.KG.Train.N)
 		mrr, per, err := validate(context.Background(), m)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)

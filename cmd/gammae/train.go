@@ -109,6 +109,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.IntVar(&c.CheckpointEvery, "checkpoint-every", 0, "iterations between checkpoints")
 			fs.IntVar(&c.ValidEvery, "valid-every", 0, "iterations between validations (negative: never)")
 			fs.IntVar(&c.ValidQueries, "valid-queries", 0, "validation queries sampled per structure")
+			fs.IntVar(&c.ConfirmQueries, "confirm-queries", 0, "at the end, score the best validation checkpoint and the last parameters again on `N` other validation queries per structure and keep the better as the best (0: off; with --resume and no budget left, checks a finished run)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) != 0 {
 					return errUsage
@@ -167,11 +168,13 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 		}
 		run, what = b.run, b.describe(&cfg)
 		if cfg.ValidEvery > 0 {
-			opts.ValidateModel = modelValidator(d, cfg, kind, b.entities)
+			opts.ValidateModel = modelValidator(d, cfg.ValidQueries, cfg.Seed, kind, b.entities)
+			opts.ConfirmModel = modelValidator(d, cfg.ConfirmQueries, confirmSeed(cfg.Seed), kind, b.entities)
 		}
 		opts.NewModel = registry.New
 	} else if cfg.ValidEvery > 0 {
-		opts.Validate = validator(d, cfg)
+		opts.Validate = validator(d, cfg.ValidQueries, cfg.Seed)
+		opts.Confirm = validator(d, cfg.ConfirmQueries, confirmSeed(cfg.Seed))
 	}
 	if o.bench > 0 {
 		return benchTrain(ctx, e, cfg, run, o.bench, o.jsonPath)
@@ -238,8 +241,8 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"loss-sigmoid": func() { cfg.LossSigmoid = f.LossSigmoid }, "hard-negatives": func() { cfg.HardNegatives = f.HardNegatives }, "label-smoothing": func() { cfg.LabelSmoothing = f.LabelSmoothing },
 		"seed": func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },
-		"valid-queries": func() { cfg.ValidQueries = f.ValidQueries },
-		"structures":    func() { cfg.Structures = splitComma(o.structures) },
+		"valid-queries": func() { cfg.ValidQueries = f.ValidQueries }, "confirm-queries": func() { cfg.ConfirmQueries = f.ConfirmQueries },
+		"structures": func() { cfg.Structures = splitComma(o.structures) },
 	}
 	if set["structure-weights"] {
 		w, err := train.ParseWeights(o.weights)

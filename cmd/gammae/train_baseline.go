@@ -106,13 +106,13 @@ func (b *baselineJob) describe(cfg *train.Config) string {
 }
 
 // modelValidator is validator for a baseline.
-func modelValidator(d *dataset.Dataset, cfg train.Config, kind string, entities int) train.ModelValidateFunc {
+func modelValidator(d *dataset.Dataset, perStructure int, seed uint64, kind string, entities int) train.ModelValidateFunc {
 	if len(d.Valid.Groups) == 0 {
 		return nil
 	}
 	structures := answerable(kind, &d.Valid)
 	return func(ctx context.Context, m qe.Model) (float64, map[string]float64, error) {
-		r, err := evaluate.RunModel(ctx, m, entities, &d.Valid, evaluate.Options{PerStructure: cfg.ValidQueries, Seed: cfg.Seed, Structures: structures})
+		r, err := evaluate.RunModel(ctx, m, entities, &d.Valid, evaluate.Options{PerStructure: perStructure, Seed: seed, Structures: structures})
 		if err != nil {
 			return 0, nil, err
 		}

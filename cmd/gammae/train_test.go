@@ -75,6 +75,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", runDir, "--lr", "inf"}, 1, "lr must be a finite positive number, got +Inf"},
 		{[]string{"train", "--data", data, "--out", runDir, "--threads", "-2"}, 1, "threads must be ≥ 0"},
 		{[]string{"train", "--data", data, "--out", runDir, "--checkpoint-every", "-1"}, 1, "checkpoint-every must be ≥ 0"},
+		{[]string{"train", "--data", data, "--out", runDir, "--confirm-queries", "-1"}, 1, "confirm-queries must be ≥ 0 (0: off), got -1"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "confirm"), "--steps", "4", "--valid-every", "2", "--confirm-queries", "5"}, small...), 0, "finished: 4 iterations"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "confirm-gqe"), "--model-kind", "gqe", "--steps", "4", "--valid-every", "2", "--confirm-queries", "5", "--dim", "8", "--batch", "16", "--negatives", "4"}, small[:2]...), 0, "finished: 4 iterations"},
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "-1", "--steps", "5"}, 1, "minutes must be a finite number ≥ 0"},
 		{[]string{"train", "--data", data, "--out", runDir, "--minutes", "1", "--cpu-minutes", "1"}, 1, "two budgets"},
 		{[]string{"train", "--data", data, "--out", runDir, "--cpu-minutes", "-1", "--steps", "5"}, 1, "cpu-minutes must be a finite number ≥ 0"},
@@ -119,6 +122,11 @@ func TestTrainPipeline(t *testing.T) {
 		}
 		if run == "unsmoothed" && strings.Contains(string(b), "label_smoothing") {
 			t.Errorf("--label-smoothing 0 did not override the preset's:\n%s", b)
+		}
+	}
+	for _, run := range []string{"confirm", "confirm-gqe"} {
+		if b, err := os.ReadFile(filepath.Join(dir, run, checkpoint.StateFile)); err != nil || !strings.Contains(string(b), `"confirmed": 4`) {
+			t.Errorf("the %s run did not check its best checkpoint (%v):\n%s", run, err, b)
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "bf16", "config.json")); err != nil || !strings.Contains(string(b), `"precision": "bf16"`) {
