@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -8,36 +9,67 @@ import (
 )
 
 // budget is a run's time budget on the wall clock (Config.Minutes) or on
-// the process's CPU clock (Config.CPUMinutes). A resumed run has what its
-// earlier invocations left.
+// the process's CPU clock (Config.CPUMinutes). It counts everything from
+// the first iteration on, validations and checkpoints included, and a
+// resumed run has what its earlier invocations left (State.BudgetSeconds,
+// State.BudgetCPU).
 type budget struct {
 	on, cpu bool
 	total   float64       // minutes, the whole run's
 	limit   time.Duration // this invocation's
-	start   time.Duration // the clock when this invocation began
-	wall    time.Time
+	// Both clocks when this invocation began and what earlier ones spent,
+	// for the state: a resumed run may switch budgets.
+	wall0             time.Time
+	cpu0, priorCPU    time.Duration
+	priorWall         time.Duration
+	stopped           bool
+	stopWall, stopCPU time.Duration // this invocation's, once stopped
 }
 
 func (t *trainer) newBudget() *budget {
-	b := &budget{wall: time.Now()}
+	b := &budget{wall0: time.Now(), cpu0: cputime.Process(),
+		priorWall: seconds(cmp.Or(t.st.BudgetSeconds, t.st.Seconds)),
+		priorCPU:  seconds(cmp.Or(t.st.BudgetCPU, t.st.CPUSeconds))}
 	switch {
 	case t.cfg.CPUMinutes > 0:
 		b.on, b.cpu, b.total = true, true, t.cfg.CPUMinutes
-		b.limit = max(minutes(t.cfg.CPUMinutes)-seconds(t.st.CPUSeconds), 0)
-		b.start = cputime.Process()
+		b.limit = max(minutes(t.cfg.CPUMinutes)-b.priorCPU, 0)
 	case t.cfg.Minutes > 0:
 		b.on, b.total = true, t.cfg.Minutes
-		b.limit = max(minutes(t.cfg.Minutes)-seconds(t.st.Seconds), 0)
+		b.limit = max(minutes(t.cfg.Minutes)-b.priorWall, 0)
 	}
 	return b
 }
 
-// used is the clock's time since this invocation began.
+// used is the budget's clock's time since this invocation began.
 func (b *budget) used() time.Duration {
+	wall, cpu := b.clocks()
 	if b.cpu {
-		return cputime.Process() - b.start
+		return cpu
 	}
-	return time.Since(b.wall)
+	return wall
+}
+
+// clocks are the wall and CPU time since this invocation began, or until
+// stop.
+func (b *budget) clocks() (wall, cpu time.Duration) {
+	if b.stopped {
+		return b.stopWall, b.stopCPU
+	}
+	return time.Since(b.wall0), cputime.Process() - b.cpu0
+}
+
+// stop ends the budget's count: what follows the last iteration (the
+// check of the best checkpoint) is not training time.
+func (b *budget) stop() {
+	b.stopWall, b.stopCPU = b.clocks()
+	b.stopped = true
+}
+
+// spent is the whole run's wall and CPU time in seconds, for the state.
+func (b *budget) spent() (wall, cpu float64) {
+	w, c := b.clocks()
+	return (b.priorWall + w).Seconds(), (b.priorCPU + c).Seconds()
 }
 
 func (b *budget) left() time.Duration { return b.limit - b.used() }

@@ -33,8 +33,15 @@ type State struct {
 	// CPUSeconds is the process's CPU time (all threads) in iterations so
 	// far.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
-	LastGood   int     `json:"last_good"`
-	Skipped    int     `json:"skipped"` // updates skipped for non-finite gradients
+	// BudgetSeconds and BudgetCPU are the wall and CPU time the run's
+	// invocations spent from their first iteration on, validations and
+	// checkpoints included: what a time budget counts, so what a resumed
+	// run has no more of. States without them fall back to Seconds and
+	// CPUSeconds.
+	BudgetSeconds float64 `json:"budget_seconds,omitempty"`
+	BudgetCPU     float64 `json:"budget_cpu_seconds,omitempty"`
+	LastGood      int     `json:"last_good"`
+	Skipped       int     `json:"skipped"` // updates skipped for non-finite gradients
 	// Reached marks the parameters a backward pass has reached: Adam
 	// updates them every step from then on (torch's grad not None).
 	Reached []bool `json:"reached"`

@@ -276,6 +276,10 @@ func TestResumeKeepsTimeBudget(t *testing.T) {
 	}{
 		{"wall", "seconds", func(c *Config) { c.Minutes = 1 }},
 		{"cpu", "cpu_seconds", func(c *Config) { c.CPUMinutes = 1 }},
+		// Validations and checkpoints count too: a resumed run does not
+		// get back the time they took.
+		{"wall, all of it", "budget_seconds", func(c *Config) { c.Minutes = 1 }},
+		{"cpu, all of it", "budget_cpu_seconds", func(c *Config) { c.CPUMinutes = 1 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig()
@@ -292,6 +296,14 @@ func TestResumeKeepsTimeBudget(t *testing.T) {
 			var st map[string]any
 			if err := json.Unmarshal(b, &st); err != nil {
 				t.Fatal(err)
+			}
+			if st["budget_seconds"].(float64) < st["seconds"].(float64) {
+				t.Errorf("state: the budget's wall time %v is less than the iterations' %v", st["budget_seconds"], st["seconds"])
+			}
+			if !strings.HasPrefix(tc.field, "budget") {
+				// A state from before the budget's own fields.
+				delete(st, "budget_seconds")
+				delete(st, "budget_cpu_seconds")
 			}
 			st[tc.field] = 61.0 // more than the minute
 			if b, err = json.Marshal(st); err != nil {

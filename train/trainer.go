@@ -110,6 +110,8 @@ type trainer struct {
 	// and score in this invocation.
 	validIter int
 	validMRR  float64
+	// bud is the time budget of the running loop (nil before it).
+	bud *budget
 }
 
 // Run trains a model on d's training queries with cfg and returns a summary.
@@ -458,6 +460,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	sum := &Summary{BestMRR: t.st.BestMRR, BestIter: t.st.BestIter}
 	start := time.Now()
 	bud := t.newBudget()
+	t.bud = bud
 	estimate := t.st.Steps <= 0 // lay out the schedule once the speed is known
 	// A schedule fitted to the budget from the first iterations is fitted
 	// again every 5% of the budget (at least 30 s, for a steady rate) on the
@@ -586,6 +589,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}
+	bud.stop()
 	sum.Iterations, sum.Ran = t.st.Iteration, ran
 	sum.TotalSeconds, sum.CPUSeconds = t.st.Seconds, t.st.CPUSeconds
 	sum.Seconds = time.Since(start).Seconds()
@@ -701,6 +705,9 @@ func (t *trainer) save() error {
 	}
 	if err != nil {
 		return err
+	}
+	if t.bud != nil {
+		t.st.BudgetSeconds, t.st.BudgetCPU = t.bud.spent()
 	}
 	rng, err := t.pcg.MarshalBinary()
 	if err != nil {
