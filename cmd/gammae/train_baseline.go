@@ -141,6 +141,9 @@ func presetTable() string {
 		if c.HardNegatives > 0 {
 			also = append(also, fmt.Sprintf("--hard-negatives %d", c.HardNegatives))
 		}
+		if c.ConfirmQueries > 0 {
+			also = append(also, fmt.Sprintf("--confirm-queries %d", c.ConfirmQueries))
+		}
 		line := fmt.Sprintf("  %-15s %4d %5d %2d %5g %-7s %-8s %7g %5d %4d %7d %6g  %s", n, c.Dim, c.Hidden, c.Layers, c.Gamma, c.Union, cmp.Or(c.Loss, "sigmoid"), c.LR, c.Batch, c.Negatives, c.Steps, c.Minutes, strings.Join(also, " "))
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
