@@ -17,13 +17,13 @@ type budget struct {
 	on, cpu bool
 	total   float64       // minutes, the whole run's
 	limit   time.Duration // this invocation's
-	// Both clocks when this invocation began and what earlier ones spent,
-	// for the state: a resumed run may switch budgets.
-	wall0             time.Time
-	cpu0, priorCPU    time.Duration
-	priorWall         time.Duration
-	stopped           bool
-	stopWall, stopCPU time.Duration // this invocation's, once stopped
+	// Both clocks when this invocation began, and what earlier ones
+	// spent, for the state: a resumed run may switch budgets.
+	wall0               time.Time
+	cpu0                time.Duration
+	priorWall, priorCPU time.Duration
+	stopped             bool
+	stopWall, stopCPU   time.Duration // this invocation's, once stopped
 }
 
 func (t *trainer) newBudget() *budget {
@@ -41,13 +41,18 @@ func (t *trainer) newBudget() *budget {
 	return b
 }
 
-// used is the budget's clock's time since this invocation began.
+// used is the budget's clock's time since this invocation began (read
+// every iteration: only that clock is read).
 func (b *budget) used() time.Duration {
-	wall, cpu := b.clocks()
-	if b.cpu {
-		return cpu
+	switch {
+	case b.stopped && b.cpu:
+		return b.stopCPU
+	case b.stopped:
+		return b.stopWall
+	case b.cpu:
+		return cputime.Process() - b.cpu0
 	}
-	return wall
+	return time.Since(b.wall0)
 }
 
 // clocks are the wall and CPU time since this invocation began, or until
