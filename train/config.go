@@ -161,10 +161,10 @@ var Presets = map[string]Config{
 	// The fast-smoothed preset with 16 hard negatives a negation query
 	// (HardNegatives: entities its negations must remove, among the
 	// batch's 2,048 shared negatives) and twice its label smoothing (0.2):
-	// at 120 CPU-minutes of FB15k-237 in bf16, test MRR 20.2–20.4 EPFO /
-	// 5.9–6.0 negation over three seeds, against 19.8–20.0 / 5.7–5.8 for
-	// the same seeds at smoothing 0.1, and fast-smoothed's 19.7 / 4.6
-	// (docs/evaluation.md).
+	// at 120 CPU-minutes of FB15k-237 in bf16, test MRR 20.14–20.40 EPFO
+	// / 5.94–6.10 negation over four seeds, against 19.25–19.97 /
+	// 5.60–5.79 for the same seeds at smoothing 0.1, and fast-smoothed's
+	// 19.7 / 4.6 (docs/evaluation.md); smoothing 0.3 tied 0.2.
 	"fast-hard": fastHard(),
 	"nell":      paper(1e-4, 0.07),
 	"fb15k":     paper(5e-5, 0.05),
