@@ -49,6 +49,10 @@ type Config struct {
 
 	Union        Union   `json:"union"`         // "" means UnionMoment
 	UnionDropout float64 `json:"union_dropout"` // dropout on union attention logits in training
+	// ProjectionDropout is the dropout on the projection nets' hidden
+	// activations in training (a regulariser the reference lacks; 0 keeps
+	// it faithful). Inference never drops.
+	ProjectionDropout float64 `json:"projection_dropout,omitempty"`
 }
 
 // DefaultConfig is the reference run configuration (SPEC section 4) for a
@@ -101,6 +105,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gamma config: init_range = %v, want finite ≥ 0 (0 = 3(γ+2)/d)", c.InitRange)
 	case !(c.UnionDropout >= 0 && c.UnionDropout < 1):
 		return fmt.Errorf("gamma config: union_dropout = %v, want in [0, 1)", c.UnionDropout)
+	case !(c.ProjectionDropout >= 0 && c.ProjectionDropout < 1):
+		return fmt.Errorf("gamma config: projection_dropout = %v, want in [0, 1)", c.ProjectionDropout)
 	}
 	switch c.Mode() {
 	case UnionMoment, UnionMixture, UnionDNF, UnionDM:

@@ -26,6 +26,7 @@ func TestConfigValidate(t *testing.T) {
 		{"epsilon", func(c *Config) { c.Epsilon = -0.1 }, "epsilon"},
 		{"init range", func(c *Config) { c.InitRange = math.Inf(1) }, "init_range"},
 		{"dropout", func(c *Config) { c.UnionDropout = 1 }, "union_dropout"},
+		{"projection dropout", func(c *Config) { c.ProjectionDropout = -0.1 }, "projection_dropout"},
 		{"union", func(c *Config) { c.Union = "sum" }, "union"},
 	}
 	for _, c := range cases {

@@ -148,47 +148,52 @@ func TestGradients(t *testing.T) {
 		live    []string // parameters that must get a non-zero gradient
 		repeat  bool     // rows 0 and 1 of every group the same query, and shared first projections across groups
 		obj     Objective
-		exclude bool // rows exclude their positive and three random entities (Batch.Exclude)
+		exclude bool    // rows exclude their positive and three random entities (Batch.Exclude)
+		pdrop   float64 // projection dropout
 	}{
-		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false, Objective{}, false},
-		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{}, false},
-		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false},
-		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false},
-		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false, Objective{}, false},
-		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false},
+		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{}, false, 0},
+		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false, 0},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false, 0},
+		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false, 0},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
+		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
 		// The nets run once per distinct first projection (projBatch.collect).
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true, Objective{}, false},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "softmax", Temperature: 2}, false},
-		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "softmax"}, false},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "all", Temperature: 3}, false},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, false},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "shared", Temperature: 2}, false},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, true},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Temperature: 2}, true},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true, Objective{}, false, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "softmax", Temperature: 2}, false, 0},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "softmax"}, false, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false, 0},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "all", Temperature: 3}, false, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, false, 0},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "shared", Temperature: 2}, false, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, true, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Temperature: 2}, true, 0},
 		// The sigmoid term beside the cross-entropy.
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,n))"}, 0, []string{"projection_net.layer1.weight", "entity_embedding"}, false, Objective{Kind: "shared", Sigmoid: 1.5}, true},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", Temperature: 2, Sigmoid: 0.5}, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,n))"}, 0, []string{"projection_net.layer1.weight", "entity_embedding"}, false, Objective{Kind: "shared", Sigmoid: 1.5}, true, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", Temperature: 2, Sigmoid: 0.5}, false, 0},
 		// Label smoothing.
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2}, true},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Smoothing: 0.1, Sigmoid: 0.5}, true},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2, AnswerTargets: true}, true},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", AnswerTargets: true, Sigmoid: 0.5}, true},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2}, true, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Smoothing: 0.1, Sigmoid: 0.5}, true, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2, AnswerTargets: true}, true, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", AnswerTargets: true, Sigmoid: 0.5}, true, 0},
+		// Projection dropout: both hidden layers of the nets, over repeated
+		// first projections too.
+		{UnionMoment, []string{"(e,(r,r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight", "projection_net.layer2.weight", "entity_embedding"}, false, Objective{Kind: "shared", Smoothing: 0.2}, false, 0.3},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0.2, []string{"projection_net.layer1.weight", "projection_net.layer0.weight"}, true, Objective{}, false, 0.5},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {
 			cfg := tinyConfig(c.mode)
-			cfg.UnionDropout = c.dropout
+			cfg.UnionDropout, cfg.ProjectionDropout = c.dropout, c.pdrop
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			m, err := New[float64](cfg, rng)
 			if err != nil {

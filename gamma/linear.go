@@ -61,8 +61,47 @@ func gemmBy[T kernel.Float](pm prod, transA, transB bool, m, n, k int, alpha T, 
 
 // mlp holds the activations of a stack of linear layers with ReLU between
 // them (not after the last): acts[0] is the input, acts[i+1] the output of
-// layer i.
-type mlp[T kernel.Float] struct{ acts [][]T }
+// layer i. scale is not 0 when the hidden activations went through
+// dropout: the kept units were scaled by it, the dropped ones are 0.
+type mlp[T kernel.Float] struct {
+	acts  [][]T
+	scale T
+}
+
+// hiddenBackward turns dy, the gradient of the hidden activation y, into
+// that of its pre-activation: ReLU passes it where y is positive, which
+// leaves out the dropped units too, and the kept ones were scaled.
+func (a *mlp[T]) hiddenBackward(dy, y []T) {
+	kernel.ReLUBackward(dy, y)
+	if a.scale != 0 {
+		kernel.Scale(a.scale, dy)
+	}
+}
+
+// dropout zeroes each unit of x with probability p, drawn 16 bits a unit
+// from a splitmix64 stream at *state, and scales the others so that the
+// expectation is x's; it returns the scale. p is rounded to 1/65,536.
+func dropout[T kernel.Float](x []T, p float64, state *uint64) T {
+	thr := uint64(p * 65536) // a unit drops when its draw is below thr
+	scale := T(65536 / float64(65536-thr))
+	var bits uint64
+	for i := range x {
+		if i&3 == 0 {
+			*state += 0x9e3779b97f4a7c15
+			z := *state
+			z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			bits = z ^ z>>31
+		}
+		if bits&0xffff < thr {
+			x[i] = 0
+		} else {
+			x[i] *= scale
+		}
+		bits >>= 16
+	}
+	return scale
+}
 
 // prepare sizes the activation buffers for rows inputs.
 func (a *mlp[T]) prepare(layers []layer, rows int) {
@@ -94,8 +133,7 @@ func (m *Model[T]) mlpBackward(layers []layer, a *mlp[T], rows int, pm prod, dOu
 	for i := len(layers) - 1; i >= 0; i-- {
 		l := layers[i]
 		if i < len(layers)-1 {
-			// ReLU: the gradient passes where the output was positive.
-			kernel.ReLUBackward(cur[:rows*l.out], a.acts[i+1][:rows*l.out])
+			a.hiddenBackward(cur[:rows*l.out], a.acts[i+1][:rows*l.out])
 		}
 		var dx []T
 		if i > 0 {

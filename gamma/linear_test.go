@@ -1,6 +1,7 @@
 package gamma
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -39,4 +40,85 @@ func TestTrainPacksFollowParams(t *testing.T) {
 	}
 	wl, wgs := step(fresh)
 	sameSteps(t, m, l, wl, gs, wgs, "fresh model")
+}
+
+// TestDropout checks the mask's rate, that the kept units' scale keeps the
+// expectation, and that a seed gives the same mask.
+func TestDropout(t *testing.T) {
+	for _, p := range []float64{0.05, 0.1, 0.3, 0.5} {
+		const n = 1 << 17
+		x, y := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = 1, 1
+		}
+		s1, s2 := uint64(7), uint64(7)
+		scale := dropout(x, p, &s1)
+		dropout(y, p, &s2)
+		dropped, sum := 0, 0.0
+		for i, v := range x {
+			switch {
+			case v != y[i]:
+				t.Fatalf("p=%v: unit %d differs between two draws from one seed", p, i)
+			case v == 0:
+				dropped++
+			case v != scale:
+				t.Fatalf("p=%v: kept unit %d is %v, want the scale %v", p, i, v, scale)
+			}
+			sum += float64(v)
+		}
+		if rate := float64(dropped) / n; math.Abs(rate-p) > 0.01 {
+			t.Errorf("p=%v: dropped %.4f of the units", p, rate)
+		}
+		if mean := sum / n; math.Abs(mean-1) > 0.02 {
+			t.Errorf("p=%v: mean after dropout %.4f, want 1", p, mean)
+		}
+	}
+}
+
+// TestProjectionDropoutTrainingOnly checks that projection dropout changes
+// the training loss and leaves inference as it is.
+func TestProjectionDropoutTrainingOnly(t *testing.T) {
+	cfg := tinyConfig(UnionMoment)
+	plain, err := New[float64](cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ProjectionDropout = 0.5
+	dropped, err := New[float64](cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(t, plain, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 4, 4, rand.New(rand.NewPCG(3, 4)))
+	lp, err := plain.NewWorkspace().Forward(b, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := dropped.NewWorkspace()
+	ld, err := wd.Forward(b, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp.Loss == ld.Loss {
+		t.Errorf("projection dropout 0.5 left the training loss at %v", lp.Loss)
+	}
+	if _, err := wd.Forward(b, nil); err == nil {
+		t.Error("projection dropout without a random source: no error")
+	}
+	for _, g := range b.Groups {
+		ep, err := plain.NewWorkspace().Embed(g.Program, g.IDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ed, err := dropped.NewWorkspace().Embed(g.Program, g.IDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range ep.Alpha {
+			for i := range ep.Alpha[k] {
+				if ep.Alpha[k][i] != ed.Alpha[k][i] || ep.Beta[k][i] != ed.Beta[k][i] {
+					t.Fatalf("inference with projection dropout differs at component %d, value %d", k, i)
+				}
+			}
+		}
+	}
 }

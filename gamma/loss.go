@@ -114,12 +114,12 @@ func (o Objective) temperature() float64 {
 // Positive = −Σ w·logσ(pos)/Σw and Negative = −Σ w·mean_j logσ(−neg_j)/Σw.
 type Loss struct{ Loss, Positive, Negative float64 }
 
-// Forward runs a training forward pass over b (union dropout drawn from
-// rng, which may be nil when the dropout is 0) and returns the loss. The
-// activations, and the loss's gradient with respect to each query–candidate
-// distance (cheap, per row), stay in the workspace for Backward; b must not
-// change until then. Groups may be empty, and a program may serve several
-// groups.
+// Forward runs a training forward pass over b (union and projection
+// dropout drawn from rng, which may be nil when both are 0) and returns the
+// loss. The activations, and the loss's gradient with respect to each
+// query–candidate distance (cheap, per row), stay in the workspace for
+// Backward; b must not change until then. Groups may be empty, and a
+// program may serve several groups.
 func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 	m := w.m
 	rows, err := w.checkBatch(b)
@@ -128,6 +128,9 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 	}
 	if m.cfg.UnionDropout > 0 && rng == nil {
 		return Loss{}, fmt.Errorf("gamma: union dropout %v needs a random source", m.cfg.UnionDropout)
+	}
+	if m.cfg.ProjectionDropout > 0 && rng == nil {
+		return Loss{}, fmt.Errorf("gamma: projection dropout %v needs a random source", m.cfg.ProjectionDropout)
 	}
 	w.reset()
 	t := &w.train

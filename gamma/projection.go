@@ -1,6 +1,10 @@
 package gamma
 
-import "github.com/gammae/gammae/internal/kernel"
+import (
+	"math/rand/v2"
+
+	"github.com/gammae/gammae/internal/kernel"
+)
 
 // Bounds of the regulariser clamp(x + 1, regMin, regMax) that keeps α and β
 // of projections and candidate entities positive.
@@ -72,9 +76,10 @@ type projSeg[T kernel.Float] struct {
 // stacked input x (rows × d) without the relation half, act.acts[i+1] the
 // output of layer i.
 type projSide[T kernel.Float] struct {
-	act mlp[T]
-	xr  []T // the distinct relations' embeddings, rels × d
-	pr  []T // xr·W₂ᵀ, rels × h
+	act  mlp[T]
+	xr   []T  // the distinct relations' embeddings, rels × d
+	pr   []T  // xr·W₂ᵀ, rels × h
+	drop bool // the hidden activations went through dropout (act.scale)
 }
 
 // collect gathers the projections at level l of runs and their distinct
@@ -127,11 +132,19 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 	}
 }
 
-// forward runs the batch with products as pm says.
-func (pb *projBatch[T]) forward(m *Model[T], pm prod) {
+// forward runs the batch with products as pm says. In training with
+// projection dropout, each net's masks come from its own stream, seeded
+// here from rng: the two nets run concurrently.
+func (pb *projBatch[T]) forward(m *Model[T], pm prod, rng *rand.Rand) {
+	var seeds [2]uint64
+	drop := pm&prodPacked == 0 && m.cfg.ProjectionDropout > 0 && rng != nil
+	if drop {
+		seeds = [2]uint64{rng.Uint64(), rng.Uint64()}
+	}
+	pb.a.drop, pb.b.drop = drop, drop
 	m.sideBySide(pm, pb.urows,
-		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm) },
-		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm) })
+		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm, seeds[0]) },
+		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm, seeds[1]) })
 }
 
 // backward runs the two nets' backward passes side by side (each with its
@@ -167,7 +180,7 @@ func (s *projSide[T]) prepare(net []layer, rows, d int) {
 	}
 }
 
-func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool, pm prod) {
+func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool, pm prod, seed uint64) {
 	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.urows, len(pb.rels)
 	s.prepare(net, rows, d)
 	x := s.act.acts[0]
@@ -203,8 +216,16 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	}
 	// Layers ≥ 1: the first layer is never the last.
 	kernel.AddBiasReLU(y, bias, rows, h)
+	s.act.scale = 0
+	if s.drop {
+		s.act.scale = dropout(y[:rows*h], m.cfg.ProjectionDropout, &seed)
+	}
 	for i := 1; i < len(net); i++ {
-		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, i < len(net)-1, pm)
+		hidden := i < len(net)-1
+		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, hidden, pm)
+		if hidden && s.drop {
+			dropout(s.act.acts[i+1][:rows*net[i].out], m.cfg.ProjectionDropout, &seed)
+		}
 	}
 	out := s.act.output()
 	for _, sg := range pb.segs {
@@ -249,9 +270,9 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 		}
 	}
 	dy := sc.buf(1, rows*h)
-	rest := mlp[T]{acts: s.act.acts[1:]}
+	rest := mlp[T]{acts: s.act.acts[1:], scale: s.act.scale}
 	m.mlpBackward(net[1:], &rest, rows, pm, dz, dy, sc.buf(2, rows*width), sc.buf(3, rows*width), sc.sumOf(w.m))
-	kernel.ReLUBackward(dy, s.act.acts[1][:rows*h])
+	rest.hiddenBackward(dy, s.act.acts[1][:rows*h])
 
 	// The first layer: bias, the x half per row, the relation half per
 	// distinct relation.

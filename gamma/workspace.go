@@ -175,7 +175,7 @@ func (w *Workspace[T]) forward(runs []*run[T], train bool, rng *rand.Rand) {
 		pb := w.proj[l]
 		pb.collect(runs, l, w.relMark)
 		if pb.rows > 0 {
-			pb.forward(w.m, inferProd(train))
+			pb.forward(w.m, inferProd(train), rng)
 		}
 		for _, r := range runs {
 			for i := range r.prog.instrs {

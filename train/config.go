@@ -27,6 +27,9 @@ type Config struct {
 	Epsilon      float64 `json:"epsilon"`
 	Union        string  `json:"union"`
 	UnionDropout float64 `json:"union_dropout"`
+	// ProjectionDropout is the dropout on the projection nets' hidden
+	// activations in training (gamma.Config; GammaE only).
+	ProjectionDropout float64 `json:"projection_dropout,omitempty"`
 
 	// Optimisation.
 	LR        float64 `json:"lr"`
@@ -372,6 +375,9 @@ func (c *Config) Validate() error {
 	}
 	if c.UnionDropout < 0 || c.UnionDropout >= 1 {
 		errs = append(errs, fmt.Errorf("union dropout must be in [0,1), got %g", c.UnionDropout))
+	}
+	if !(c.ProjectionDropout >= 0 && c.ProjectionDropout < 1) {
+		errs = append(errs, fmt.Errorf("projection dropout must be in [0,1), got %g", c.ProjectionDropout))
 	}
 	switch c.UnionTrain {
 	case "train", "valid", "none":

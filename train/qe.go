@@ -44,6 +44,9 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 	if cfg.Average > 0 {
 		return nil, fmt.Errorf("average %g: parameter averaging is GammaE's only", cfg.Average)
 	}
+	if cfg.ProjectionDropout > 0 {
+		return nil, fmt.Errorf("projection dropout %g: GammaE's only", cfg.ProjectionDropout)
+	}
 	t := &trainer{cfg: cfg, opts: o, ds: d, q: &qeRun{model: m, config: modelConfig}}
 	if err := t.setup(); err != nil {
 		return nil, err

@@ -231,21 +231,22 @@ func TestInterruptCheckpoints(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	good := tinyConfig()
 	for name, mutate := range map[string]func(*Config){
-		"dim":         func(c *Config) { c.Dim = 0 },
-		"lr":          func(c *Config) { c.LR = 0 },
-		"union-train": func(c *Config) { c.UnionTrain = "test" },
-		"dropout":     func(c *Config) { c.UnionDropout = 1 },
-		"steps":       func(c *Config) { c.Steps, c.Minutes = 0, 0 },
-		"budgets":     func(c *Config) { c.Minutes, c.CPUMinutes = 1, 1 },
-		"cpu-minutes": func(c *Config) { c.CPUMinutes = math.NaN() },
-		"loss":        func(c *Config) { c.Loss = "hinge" },
-		"temperature": func(c *Config) { c.LossTemperature = -1 },
-		"average":     func(c *Config) { c.Average = -0.1 },
-		"adam-beta2":  func(c *Config) { c.AdamBeta2 = 1 },
-		"adam-eps":    func(c *Config) { c.AdamEps = math.Inf(1) },
-		"exclude":     func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
-		"hard":        func(c *Config) { c.HardNegatives = -1 },
-		"hard-all":    func(c *Config) { c.Loss, c.HardNegatives = "all", 2 },
+		"dim":                func(c *Config) { c.Dim = 0 },
+		"lr":                 func(c *Config) { c.LR = 0 },
+		"union-train":        func(c *Config) { c.UnionTrain = "test" },
+		"dropout":            func(c *Config) { c.UnionDropout = 1 },
+		"projection dropout": func(c *Config) { c.ProjectionDropout = 1 },
+		"steps":              func(c *Config) { c.Steps, c.Minutes = 0, 0 },
+		"budgets":            func(c *Config) { c.Minutes, c.CPUMinutes = 1, 1 },
+		"cpu-minutes":        func(c *Config) { c.CPUMinutes = math.NaN() },
+		"loss":               func(c *Config) { c.Loss = "hinge" },
+		"temperature":        func(c *Config) { c.LossTemperature = -1 },
+		"average":            func(c *Config) { c.Average = -0.1 },
+		"adam-beta2":         func(c *Config) { c.AdamBeta2 = 1 },
+		"adam-eps":           func(c *Config) { c.AdamEps = math.Inf(1) },
+		"exclude":            func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
+		"hard":               func(c *Config) { c.HardNegatives = -1 },
+		"hard-all":           func(c *Config) { c.Loss, c.HardNegatives = "all", 2 },
 	} {
 		c := good
 		mutate(&c)

@@ -60,6 +60,11 @@ func TestTrainPipeline(t *testing.T) {
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "hard"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--hard-negatives", "2"}, small...), 0, "hard negatives: 2 per negation query"},
 		{[]string{"train", "--data", data, "--out", runDir, "--hard-negatives", "-1"}, 1, `hard-negatives must be ≥ 0 (0: off), got -1`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "uniform"), "--steps", "2", "--query-weights", "uniform"}, small...), 0, "finished: 2 iterations"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "pdrop"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--projection-dropout", "0.2"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "pdrop"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
+		{[]string{"eval", "--model", filepath.Join(dir, "pdrop"), "--quiet"}, 0, "MRR"},
+		{[]string{"train", "--data", data, "--out", runDir, "--projection-dropout", "1"}, 1, "projection dropout must be in [0,1), got 1"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-pdrop"), "--model-kind", "gqe", "--projection-dropout", "0.1"}, small[:2]...), 1, "projection dropout 0.1: GammaE's only"},
 		{[]string{"train", "--data", data, "--out", runDir, "--query-weights", "answer"}, 1, `query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got "answer"`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "targets"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--answer-targets", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--answer-targets"}, 1, `answer targets are for the losses all and shared, not "softmax"`},
@@ -114,6 +119,7 @@ func TestTrainPipeline(t *testing.T) {
 		"fast-smoothed": {`"preset": "fast-smoothed"`, `"label_smoothing": 0.1`, `"query_weights": "uniform"`},
 		"unsmoothed":    {`"preset": "fast-smoothed"`, `"query_weights": "answers"`},
 		"fast-hard":     {`"preset": "fast-hard"`, `"label_smoothing": 0.2`, `"hard_negatives": 16`},
+		"pdrop":         {`"projection_dropout": 0.2`},
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, run, "config.json"))
 		for _, w := range want {
