@@ -76,10 +76,9 @@ type projSeg[T kernel.Float] struct {
 // stacked input x (rows × d) without the relation half, act.acts[i+1] the
 // output of layer i.
 type projSide[T kernel.Float] struct {
-	act  mlp[T]
-	xr   []T  // the distinct relations' embeddings, rels × d
-	pr   []T  // xr·W₂ᵀ, rels × h
-	drop bool // the hidden activations went through dropout (act.scale)
+	act mlp[T]
+	xr  []T // the distinct relations' embeddings, rels × d
+	pr  []T // xr·W₂ᵀ, rels × h
 }
 
 // collect gathers the projections at level l of runs and their distinct
@@ -136,15 +135,14 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 // projection dropout, each net's masks come from its own stream, seeded
 // here from rng: the two nets run concurrently.
 func (pb *projBatch[T]) forward(m *Model[T], pm prod, rng *rand.Rand) {
+	var p float64 // the dropout, 0 outside training
 	var seeds [2]uint64
-	drop := pm&prodPacked == 0 && m.cfg.ProjectionDropout > 0 && rng != nil
-	if drop {
-		seeds = [2]uint64{rng.Uint64(), rng.Uint64()}
+	if pm&prodPacked == 0 && rng != nil && m.cfg.ProjectionDropout > 0 {
+		p, seeds = m.cfg.ProjectionDropout, [2]uint64{rng.Uint64(), rng.Uint64()}
 	}
-	pb.a.drop, pb.b.drop = drop, drop
 	m.sideBySide(pm, pb.urows,
-		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm, seeds[0]) },
-		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm, seeds[1]) })
+		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm, p, seeds[0]) },
+		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm, p, seeds[1]) })
 }
 
 // backward runs the two nets' backward passes side by side (each with its
@@ -180,7 +178,7 @@ func (s *projSide[T]) prepare(net []layer, rows, d int) {
 	}
 }
 
-func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool, pm prod, seed uint64) {
+func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T], beta bool, pm prod, p float64, seed uint64) {
 	d, h, rows, nr := m.cfg.Dim, net[0].out, pb.urows, len(pb.rels)
 	s.prepare(net, rows, d)
 	x := s.act.acts[0]
@@ -217,14 +215,14 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	// Layers ≥ 1: the first layer is never the last.
 	kernel.AddBiasReLU(y, bias, rows, h)
 	s.act.scale = 0
-	if s.drop {
-		s.act.scale = dropout(y[:rows*h], m.cfg.ProjectionDropout, &seed)
+	if p > 0 {
+		s.act.scale = dropout(y[:rows*h], p, &seed)
 	}
 	for i := 1; i < len(net); i++ {
 		hidden := i < len(net)-1
 		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, hidden, pm)
-		if hidden && s.drop {
-			dropout(s.act.acts[i+1][:rows*net[i].out], m.cfg.ProjectionDropout, &seed)
+		if hidden && p > 0 {
+			dropout(s.act.acts[i+1][:rows*net[i].out], p, &seed)
 		}
 	}
 	out := s.act.output()
