@@ -78,31 +78,6 @@ func (a *mlp[T]) hiddenBackward(dy, y []T) {
 	}
 }
 
-// dropout zeroes each unit of x with probability p, drawn 16 bits a unit
-// from a splitmix64 stream at *state, and scales the others so that the
-// expectation is x's; it returns the scale. p is rounded to 1/65,536.
-func dropout[T kernel.Float](x []T, p float64, state *uint64) T {
-	thr := uint64(p * 65536) // a unit drops when its draw is below thr
-	scale := T(65536 / float64(65536-thr))
-	var bits uint64
-	for i := range x {
-		if i&3 == 0 {
-			*state += 0x9e3779b97f4a7c15
-			z := *state
-			z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-			z = (z ^ z>>27) * 0x94d049bb133111eb
-			bits = z ^ z>>31
-		}
-		if bits&0xffff < thr {
-			x[i] = 0
-		} else {
-			x[i] *= scale
-		}
-		bits >>= 16
-	}
-	return scale
-}
-
 // prepare sizes the activation buffers for rows inputs.
 func (a *mlp[T]) prepare(layers []layer, rows int) {
 	if len(a.acts) != len(layers)+1 {

@@ -1,7 +1,6 @@
 package gamma
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -40,39 +39,6 @@ func TestTrainPacksFollowParams(t *testing.T) {
 	}
 	wl, wgs := step(fresh)
 	sameSteps(t, m, l, wl, gs, wgs, "fresh model")
-}
-
-// TestDropout checks the mask's rate, that the kept units' scale keeps the
-// expectation, and that a seed gives the same mask.
-func TestDropout(t *testing.T) {
-	for _, p := range []float64{0.05, 0.1, 0.3, 0.5} {
-		const n = 1 << 17
-		x, y := make([]float32, n), make([]float32, n)
-		for i := range x {
-			x[i], y[i] = 1, 1
-		}
-		s1, s2 := uint64(7), uint64(7)
-		scale := dropout(x, p, &s1)
-		dropout(y, p, &s2)
-		dropped, sum := 0, 0.0
-		for i, v := range x {
-			switch {
-			case v != y[i]:
-				t.Fatalf("p=%v: unit %d differs between two draws from one seed", p, i)
-			case v == 0:
-				dropped++
-			case v != scale:
-				t.Fatalf("p=%v: kept unit %d is %v, want the scale %v", p, i, v, scale)
-			}
-			sum += float64(v)
-		}
-		if rate := float64(dropped) / n; math.Abs(rate-p) > 0.01 {
-			t.Errorf("p=%v: dropped %.4f of the units", p, rate)
-		}
-		if mean := sum / n; math.Abs(mean-1) > 0.02 {
-			t.Errorf("p=%v: mean after dropout %.4f, want 1", p, mean)
-		}
-	}
 }
 
 // TestProjectionDropoutTrainingOnly checks that projection dropout changes

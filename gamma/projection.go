@@ -216,13 +216,13 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	kernel.AddBiasReLU(y, bias, rows, h)
 	s.act.scale = 0
 	if p > 0 {
-		s.act.scale = dropout(y[:rows*h], p, &seed)
+		s.act.scale = kernel.Dropout(y[:rows*h], p, &seed)
 	}
 	for i := 1; i < len(net); i++ {
 		hidden := i < len(net)-1
 		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, hidden, pm)
 		if hidden && p > 0 {
-			dropout(s.act.acts[i+1][:rows*net[i].out], p, &seed)
+			kernel.Dropout(s.act.acts[i+1][:rows*net[i].out], p, &seed)
 		}
 	}
 	out := s.act.output()

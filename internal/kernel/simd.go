@@ -70,6 +70,7 @@ func init() {
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
+			dropout:      dropoutAVX512,
 		}
 		if hasAVX512BF16() {
 			avx512.bf16 = microBF16AVX512
