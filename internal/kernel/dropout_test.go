@@ -12,7 +12,7 @@ import (
 // stream's state after it, so that a level can take over mid-stream.
 func TestDropout(t *testing.T) {
 	eachLevel(t, func(t *testing.T) {
-		for _, n := range append(helperSizes, 31, 32, 64, 95) {
+		for _, n := range slices.Concat(helperSizes, []int{31, 32, 64, 95}) {
 			for _, p := range []float64{0, 0.1, 0.5, 0.99} {
 				r := rand.New(rand.NewPCG(uint64(n), 5))
 				x := withNaN(randSlice(r, n))
