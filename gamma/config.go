@@ -53,6 +53,11 @@ type Config struct {
 	// activations in training (a regulariser the reference lacks; 0 keeps
 	// it faithful). Inference never drops.
 	ProjectionDropout float64 `json:"projection_dropout,omitempty"`
+	// ProjectionDropoutRoot limits that dropout to the projections whose
+	// output is the query's embedding (an output of its program): the
+	// inputs of intersections, negations and further projections stay
+	// whole.
+	ProjectionDropoutRoot bool `json:"projection_dropout_root,omitempty"`
 }
 
 // DefaultConfig is the reference run configuration (SPEC section 4) for a
@@ -107,6 +112,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gamma config: union_dropout = %v, want in [0, 1)", c.UnionDropout)
 	case !(c.ProjectionDropout >= 0 && c.ProjectionDropout < 1):
 		return fmt.Errorf("gamma config: projection_dropout = %v, want in [0, 1)", c.ProjectionDropout)
+	case c.ProjectionDropoutRoot && c.ProjectionDropout == 0:
+		return fmt.Errorf("gamma config: projection_dropout_root without projection_dropout")
 	}
 	switch c.Mode() {
 	case UnionMoment, UnionMixture, UnionDNF, UnionDM:

@@ -27,6 +27,7 @@ func TestConfigValidate(t *testing.T) {
 		{"init range", func(c *Config) { c.InitRange = math.Inf(1) }, "init_range"},
 		{"dropout", func(c *Config) { c.UnionDropout = 1 }, "union_dropout"},
 		{"projection dropout", func(c *Config) { c.ProjectionDropout = -0.1 }, "projection_dropout"},
+		{"root dropout", func(c *Config) { c.ProjectionDropoutRoot = true }, "projection_dropout_root"},
 		{"union", func(c *Config) { c.Union = "sum" }, "union"},
 	}
 	for _, c := range cases {

@@ -150,50 +150,57 @@ func TestGradients(t *testing.T) {
 		obj     Objective
 		exclude bool    // rows exclude their positive and three random entities (Batch.Exclude)
 		pdrop   float64 // projection dropout
+		proot   bool    // the projection dropout at the roots only
 	}{
-		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false, Objective{}, false, 0},
-		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{}, false, 0},
-		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false, 0},
-		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false, 0},
-		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false, 0},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
-		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0},
+		{UnionMoment, []string{"(e,(r,))"}, 0, []string{"entity_embedding", "beta_embedding", "projection_net.layerr0.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"(e,(r,r,r))", "(e,(r,))"}, 0, []string{"projection_net.layer2.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha1.weight", "center_net.layer_beta2.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,n)))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"((e,(r,r,n)),(e,(r,)))"}, 0, []string{"center_net.layer_alpha2.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"union_net.layer_alpha1.weight", "union_net.layer_beta3.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0.3, []string{"union_net.layer_alpha3.weight", "union_net.layer_beta2.weight"}, false, Objective{}, false, 0, false},
+		{UnionMoment, []string{"(((e,(r,n)),(e,(r,n))),(n,r))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{}, false, 0, false},
+		{UnionDNF, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(n,))"}, 0, []string{"center_net.layer_beta1.weight"}, false, Objective{}, false, 0, false},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false, 0, false},
+		{UnionMixture, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,))"}, 0, []string{"mixture_net.weight"}, false, Objective{}, false, 0, false},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight", "center_net.layer_alpha1.weight"}, false, Objective{}, false, 0, false},
+		{UnionDM, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"center_net.layer_alpha1.weight"}, false, Objective{}, false, 0, false},
 		// The nets run once per distinct first projection (projBatch.collect).
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true, Objective{}, false, 0},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "softmax", Temperature: 2}, false, 0},
-		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "softmax"}, false, 0},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false, 0},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "all", Temperature: 3}, false, 0},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false, 0},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, false, 0},
-		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "shared", Temperature: 2}, false, 0},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, true, 0},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Temperature: 2}, true, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight"}, true, Objective{}, false, 0, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "softmax", Temperature: 2}, false, 0, false},
+		{UnionMixture, []string{"((e,(r,)),(e,(r,)),(u,))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "softmax"}, false, 0, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false, 0, false},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "all", Temperature: 3}, false, 0, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all"}, false, 0, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, false, 0, false},
+		{UnionMixture, []string{"((e,(r,)),((e,(r,)),(e,(r,)),(u,)))"}, 0, []string{"mixture_net.weight"}, false, Objective{Kind: "shared", Temperature: 2}, false, 0, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared"}, true, 0, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Temperature: 2}, true, 0, false},
 		// The sigmoid term beside the cross-entropy.
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,n))"}, 0, []string{"projection_net.layer1.weight", "entity_embedding"}, false, Objective{Kind: "shared", Sigmoid: 1.5}, true, 0},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", Temperature: 2, Sigmoid: 0.5}, false, 0},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "(e,(r,n))"}, 0, []string{"projection_net.layer1.weight", "entity_embedding"}, false, Objective{Kind: "shared", Sigmoid: 1.5}, true, 0, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", Temperature: 2, Sigmoid: 0.5}, false, 0, false},
 		// Label smoothing.
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2}, true, 0},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Smoothing: 0.1, Sigmoid: 0.5}, true, 0},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2, AnswerTargets: true}, true, 0},
-		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", AnswerTargets: true, Sigmoid: 0.5}, true, 0},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2}, true, 0, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{Kind: "all", Smoothing: 0.1, Sigmoid: 0.5}, true, 0, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"entity_embedding", "projection_net.layer1.weight"}, false, Objective{Kind: "shared", Temperature: 2, Smoothing: 0.2, AnswerTargets: true}, true, 0, false},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 0, []string{"entity_embedding"}, false, Objective{Kind: "all", AnswerTargets: true, Sigmoid: 0.5}, true, 0, false},
 		// Projection dropout: both hidden layers of the nets, over repeated
 		// first projections too.
-		{UnionMoment, []string{"(e,(r,r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight", "projection_net.layer2.weight", "entity_embedding"}, false, Objective{Kind: "shared", Smoothing: 0.2}, false, 0.3},
-		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0.2, []string{"projection_net.layer1.weight", "projection_net.layer0.weight"}, true, Objective{}, false, 0.5},
+		{UnionMoment, []string{"(e,(r,r,r))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight", "projection_net.layer2.weight", "entity_embedding"}, false, Objective{Kind: "shared", Smoothing: 0.2}, false, 0.3, false},
+		{UnionMoment, []string{"(e,(r,r))", "((e,(r,)),(e,(r,n)))"}, 0.2, []string{"projection_net.layer1.weight", "projection_net.layer0.weight"}, true, Objective{}, false, 0.5, false},
+		// Projection dropout at the roots only: a chain's last hop and 1p
+		// drop, the intersections' and negations' inputs do not; a 1p
+		// projection repeated as a 2in branch (not shared: one drops).
+		{UnionMoment, []string{"(e,(r,))", "((e,(r,)),(e,(r,n)))"}, 0, []string{"projection_net.layer1.weight", "projection_net.layer0.weight", "entity_embedding"}, true, Objective{Kind: "shared", Smoothing: 0.2}, false, 0.5, true},
+		{UnionMoment, []string{"(e,(r,r,r))", "((e,(r,)),(e,(r,)))"}, 0, []string{"projection_net.layer2.weight"}, false, Objective{}, false, 0.3, true},
+		{UnionDNF, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))", "((e,(r,r)),(e,(r,)))"}, 0, []string{"projection_net.layer1.weight"}, false, Objective{}, false, 0.3, true},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.mode), func(t *testing.T) {
 			cfg := tinyConfig(c.mode)
-			cfg.UnionDropout, cfg.ProjectionDropout = c.dropout, c.pdrop
+			cfg.UnionDropout, cfg.ProjectionDropout, cfg.ProjectionDropoutRoot = c.dropout, c.pdrop, c.proot
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			m, err := New[float64](cfg, rng)
 			if err != nil {
@@ -232,6 +239,11 @@ func TestGradients(t *testing.T) {
 			lossAt()
 			if pb := ws.proj[1]; c.repeat && (pb.urows > pb.rows-4 || pb.rows != 12) {
 				t.Fatalf("first projections: %d distinct of %d, want at most 8 of 12", pb.urows, pb.rows)
+			}
+			// A root (1p) and another row (a 2in branch) with the same
+			// anchor and relation stay apart: only the root drops.
+			if pb := ws.proj[1]; c.repeat && c.proot && pb.urows != 8 {
+				t.Fatalf("first projections at the roots only: %d distinct of %d, want 8", pb.urows, pb.rows)
 			}
 			m.ZeroGrad()
 			if err := ws.Backward(); err != nil {

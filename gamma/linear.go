@@ -62,10 +62,12 @@ func gemmBy[T kernel.Float](pm prod, transA, transB bool, m, n, k int, alpha T, 
 // mlp holds the activations of a stack of linear layers with ReLU between
 // them (not after the last): acts[0] is the input, acts[i+1] the output of
 // layer i. scale is not 0 when the hidden activations went through
-// dropout: the kept units were scaled by it, the dropped ones are 0.
+// dropout: the kept units were scaled by it, the dropped ones are 0; rows,
+// when not nil, says which rows did (the others were left whole).
 type mlp[T kernel.Float] struct {
 	acts  [][]T
 	scale T
+	rows  []bool
 }
 
 // hiddenBackward turns dy, the gradient of the hidden activation y, into
@@ -73,8 +75,17 @@ type mlp[T kernel.Float] struct {
 // leaves out the dropped units too, and the kept ones were scaled.
 func (a *mlp[T]) hiddenBackward(dy, y []T) {
 	kernel.ReLUBackward(dy, y)
-	if a.scale != 0 {
+	switch {
+	case a.scale == 0:
+	case a.rows == nil:
 		kernel.Scale(a.scale, dy)
+	default:
+		w := len(dy) / len(a.rows)
+		for r, on := range a.rows {
+			if on {
+				kernel.Scale(a.scale, dy[r*w:(r+1)*w])
+			}
+		}
 	}
 }
 

@@ -88,3 +88,41 @@ func TestProjectionDropoutTrainingOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectionDropoutRoot checks that dropout at the roots only leaves
+// the queries without a last projection (2i: its projections feed the
+// intersection) as they are and drops in those with one (1p, 2p).
+func TestProjectionDropoutRoot(t *testing.T) {
+	cfg := tinyConfig(UnionMoment)
+	plain, err := New[float64](cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ProjectionDropout, cfg.ProjectionDropoutRoot = 0.5, true
+	dropped, err := New[float64](cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		shape string
+		drops bool
+	}{
+		{"((e,(r,)),(e,(r,)))", false},
+		{"((e,(r,)),(e,(r,n)))", false},
+		{"(e,(r,))", true},
+		{"(e,(r,r))", true},
+	} {
+		b := randomBatch(t, plain, []string{c.shape}, 4, 4, rand.New(rand.NewPCG(3, 4)))
+		lp, err := plain.NewWorkspace().Forward(b, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ld, err := dropped.NewWorkspace().Forward(b, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (lp.Loss != ld.Loss) != c.drops {
+			t.Errorf("%s: training loss %v without dropout, %v with it at the roots; want them to differ: %v", c.shape, lp.Loss, ld.Loss, c.drops)
+		}
+	}
+}

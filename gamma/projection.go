@@ -2,6 +2,7 @@ package gamma
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gammae/gammae/internal/kernel"
 )
@@ -59,9 +60,13 @@ type projBatch[T kernel.Float] struct {
 	u     []int32         // per stacked row: its distinct row, in first-seen order
 	lead  []bool          // per stacked row: the first with its distinct row
 	seen  map[int64]int32 // (anchor entity, relation) → distinct row
-	rel   []int32         // per distinct row: index into rels
-	rels  []int32         // the distinct relations, in first-seen order
-	a, b  projSide[T]
+	// root, when dropout is limited to the queries' last projections: per
+	// distinct row, whether it is one (such rows never share a distinct
+	// row with the others); nil otherwise. rootBuf holds it between batches.
+	root, rootBuf []bool
+	rel           []int32 // per distinct row: index into rels
+	rels          []int32 // the distinct relations, in first-seen order
+	a, b          projSide[T]
 }
 
 // projSeg is one projection instruction of one run inside a batch, at
@@ -82,8 +87,9 @@ type projSide[T kernel.Float] struct {
 }
 
 // collect gathers the projections at level l of runs and their distinct
-// relations; mark is −1 for every relation and is left so.
-func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
+// relations; mark is −1 for every relation and is left so. rootOnly marks
+// the rows whose output is an output of their query (pb.root).
+func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32, rootOnly bool) {
 	pb.segs, pb.rows, pb.rels = pb.segs[:0], 0, pb.rels[:0]
 	for _, r := range runs {
 		for i := range r.prog.instrs {
@@ -94,6 +100,11 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 		}
 	}
 	pb.rel, pb.u, pb.lead = grow(pb.rel, pb.rows), grow(pb.u, pb.rows), grow(pb.lead, pb.rows)
+	pb.root = nil
+	if rootOnly {
+		pb.rootBuf = grow(pb.rootBuf, pb.rows)
+		pb.root = pb.rootBuf
+	}
 	if pb.seen == nil {
 		pb.seen = map[int64]int32{}
 	}
@@ -102,11 +113,15 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 	for _, sg := range pb.segs {
 		slots := sg.r.prog.slots
 		anchor := sg.r.prog.anchorSlot(sg.in.in[0])
+		root := rootOnly && slices.Contains(sg.r.prog.outputs, sg.in.out)
 		for b := 0; b < sg.r.rows; b++ {
 			id := sg.r.ids[b*slots+sg.in.slot]
 			u := n
 			if anchor >= 0 {
 				key := int64(sg.r.ids[b*slots+anchor])<<32 | int64(id)
+				if root {
+					key = ^key // negative: apart from the other rows' keys
+				}
 				if v, ok := pb.seen[key]; ok {
 					u = v
 				} else {
@@ -118,6 +133,9 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32) {
 				continue
 			}
 			n++
+			if rootOnly {
+				pb.root[u] = root
+			}
 			if mark[id] < 0 {
 				mark[id] = int32(len(pb.rels))
 				pb.rels = append(pb.rels, id)
@@ -153,6 +171,22 @@ func (pb *projBatch[T]) backward(w *Workspace[T]) {
 	m.sideBySide(0, pb.urows,
 		func(pm prod) { pb.a.backward(w, &w.sides[0], m.projA, m.relAlpha, pb, false, pm) },
 		func(pm prod) { pb.b.backward(w, &w.sides[1], m.projB, m.relBeta, pb, true, pm) })
+}
+
+// dropout runs the projection dropout on y (rows × width): every row, or
+// only the roots (pb.root). It returns the kept units' scale.
+func (pb *projBatch[T]) dropout(y []T, rows int, p float64, seed *uint64) T {
+	scale := T(0)
+	if pb.root == nil {
+		return kernel.Dropout(y, p, seed)
+	}
+	w := len(y) / rows
+	for u, root := range pb.root[:rows] {
+		if root {
+			scale = kernel.Dropout(y[u*w:(u+1)*w], p, seed)
+		}
+	}
+	return scale
 }
 
 // side returns the α or β half of a value (or of its gradient).
@@ -214,15 +248,18 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 	}
 	// Layers ≥ 1: the first layer is never the last.
 	kernel.AddBiasReLU(y, bias, rows, h)
-	s.act.scale = 0
+	s.act.scale, s.act.rows = 0, nil
 	if p > 0 {
-		s.act.scale = kernel.Dropout(y[:rows*h], p, &seed)
+		s.act.scale = pb.dropout(y[:rows*h], rows, p, &seed)
+		if pb.root != nil {
+			s.act.rows = pb.root[:rows]
+		}
 	}
 	for i := 1; i < len(net); i++ {
 		hidden := i < len(net)-1
 		m.linearForward(net[i], s.act.acts[i], s.act.acts[i+1], rows, hidden, pm)
 		if hidden && p > 0 {
-			kernel.Dropout(s.act.acts[i+1][:rows*net[i].out], p, &seed)
+			pb.dropout(s.act.acts[i+1][:rows*net[i].out], rows, p, &seed)
 		}
 	}
 	out := s.act.output()
@@ -268,7 +305,7 @@ func (s *projSide[T]) backward(w *Workspace[T], sc *scratch[T], net []layer, rel
 		}
 	}
 	dy := sc.buf(1, rows*h)
-	rest := mlp[T]{acts: s.act.acts[1:], scale: s.act.scale}
+	rest := mlp[T]{acts: s.act.acts[1:], scale: s.act.scale, rows: s.act.rows}
 	m.mlpBackward(net[1:], &rest, rows, pm, dz, dy, sc.buf(2, rows*width), sc.buf(3, rows*width), sc.sumOf(w.m))
 	rest.hiddenBackward(dy, s.act.acts[1][:rows*h])
 

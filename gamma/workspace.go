@@ -173,7 +173,7 @@ func (w *Workspace[T]) forward(runs []*run[T], train bool, rng *rand.Rand) {
 	}
 	for l := 0; l < levels; l++ {
 		pb := w.proj[l]
-		pb.collect(runs, l, w.relMark)
+		pb.collect(runs, l, w.relMark, train && w.m.cfg.ProjectionDropoutRoot)
 		if pb.rows > 0 {
 			pb.forward(w.m, inferProd(train), rng)
 		}

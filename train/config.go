@@ -30,6 +30,9 @@ type Config struct {
 	// ProjectionDropout is the dropout on the projection nets' hidden
 	// activations in training (gamma.Config; GammaE only).
 	ProjectionDropout float64 `json:"projection_dropout,omitempty"`
+	// ProjectionDropoutRoot limits it to the queries' last projections
+	// (gamma.Config).
+	ProjectionDropoutRoot bool `json:"projection_dropout_root,omitempty"`
 
 	// Optimisation.
 	LR        float64 `json:"lr"`
@@ -378,6 +381,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.ProjectionDropout >= 0 && c.ProjectionDropout < 1) {
 		errs = append(errs, fmt.Errorf("projection dropout must be in [0,1), got %g", c.ProjectionDropout))
+	}
+	if c.ProjectionDropoutRoot && c.ProjectionDropout == 0 {
+		errs = append(errs, errors.New("projection dropout at the roots only needs a projection dropout above 0"))
 	}
 	switch c.UnionTrain {
 	case "train", "valid", "none":

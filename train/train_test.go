@@ -236,6 +236,7 @@ func TestConfigValidate(t *testing.T) {
 		"union-train":        func(c *Config) { c.UnionTrain = "test" },
 		"dropout":            func(c *Config) { c.UnionDropout = 1 },
 		"projection dropout": func(c *Config) { c.ProjectionDropout = 1 },
+		"root dropout":       func(c *Config) { c.ProjectionDropout, c.ProjectionDropoutRoot = 0, true },
 		"steps":              func(c *Config) { c.Steps, c.Minutes = 0, 0 },
 		"budgets":            func(c *Config) { c.Minutes, c.CPUMinutes = 1, 1 },
 		"cpu-minutes":        func(c *Config) { c.CPUMinutes = math.NaN() },

@@ -145,7 +145,7 @@ func (t *trainer) modelConfig() gamma.Config {
 		Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers,
 		Gamma: c.Gamma, Epsilon: c.Epsilon,
 		Union: gamma.Union(c.Union), UnionDropout: c.UnionDropout,
-		ProjectionDropout: c.ProjectionDropout,
+		ProjectionDropout: c.ProjectionDropout, ProjectionDropoutRoot: c.ProjectionDropoutRoot,
 	}
 }
 

@@ -83,6 +83,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.StringVar(&c.Union, "union", "", "union operator: moment (reference), mixture (paper), dnf, dm")
 			fs.Float64Var(&c.UnionDropout, "union-dropout", 0, "dropout on the union attention logits")
 			fs.Float64Var(&c.ProjectionDropout, "projection-dropout", 0, "dropout `P` on the projection nets' hidden activations in training, a regulariser the reference lacks; GammaE only")
+			fs.BoolVar(&c.ProjectionDropoutRoot, "projection-dropout-root", false, "the projection dropout only on the projections whose output is the query's embedding (its last), not on the inputs of intersections, negations and further projections")
 			fs.Float64Var(&c.LR, "lr", 0, "learning rate")
 			fs.IntVar(&c.Batch, "batch", 0, "queries per batch")
 			fs.IntVar(&c.Negatives, "negatives", 0, "negative samples per query (with --loss shared: per batch, shared by its queries)")
@@ -232,7 +233,8 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 	apply := map[string]func(){
 		"dim": func() { cfg.Dim = f.Dim }, "hidden": func() { cfg.Hidden = f.Hidden }, "layers": func() { cfg.Layers = f.Layers },
 		"gamma": func() { cfg.Gamma = f.Gamma }, "epsilon": func() { cfg.Epsilon = f.Epsilon }, "union": func() { cfg.Union = f.Union },
-		"union-dropout": func() { cfg.UnionDropout = f.UnionDropout }, "projection-dropout": func() { cfg.ProjectionDropout = f.ProjectionDropout }, "lr": func() { cfg.LR = f.LR }, "batch": func() { cfg.Batch = f.Batch },
+		"union-dropout": func() { cfg.UnionDropout = f.UnionDropout }, "projection-dropout": func() { cfg.ProjectionDropout = f.ProjectionDropout },
+		"projection-dropout-root": func() { cfg.ProjectionDropoutRoot = f.ProjectionDropoutRoot }, "lr": func() { cfg.LR = f.LR }, "batch": func() { cfg.Batch = f.Batch },
 		"negatives": func() { cfg.Negatives = f.Negatives }, "loss": func() { cfg.Loss = f.Loss },
 		"loss-temperature": func() { cfg.LossTemperature = f.LossTemperature }, "average": func() { cfg.Average = f.Average },
 		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes, cfg.CPUMinutes = f.Minutes, 0 },

@@ -64,6 +64,8 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "pdrop"), "--resume", "--steps", "3"}, 0, "finished: 3 iterations (1 now"},
 		{[]string{"eval", "--model", filepath.Join(dir, "pdrop"), "--quiet"}, 0, "MRR"},
 		{[]string{"train", "--data", data, "--out", runDir, "--projection-dropout", "1"}, 1, "projection dropout must be in [0,1), got 1"},
+		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "pdroot"), "--steps", "2", "--projection-dropout", "0.3", "--projection-dropout-root"}, small...), 0, "finished: 2 iterations"},
+		{[]string{"train", "--data", data, "--out", runDir, "--projection-dropout-root"}, 1, "projection dropout at the roots only needs a projection dropout above 0"},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-pdrop"), "--model-kind", "gqe", "--projection-dropout", "0.1"}, small[:2]...), 1, "projection dropout 0.1: GammaE's only"},
 		{[]string{"train", "--data", data, "--out", runDir, "--query-weights", "answer"}, 1, `query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got "answer"`},
 		{append([]string{"train", "--data", data, "--out", filepath.Join(dir, "targets"), "--steps", "2", "--loss", "shared", "--negatives", "40", "--answer-targets", "--label-smoothing", "0.1"}, small...), 0, "finished: 2 iterations"},
@@ -120,6 +122,7 @@ func TestTrainPipeline(t *testing.T) {
 		"unsmoothed":    {`"preset": "fast-smoothed"`, `"query_weights": "answers"`},
 		"fast-hard":     {`"preset": "fast-hard"`, `"label_smoothing": 0.2`, `"hard_negatives": 16`},
 		"pdrop":         {`"projection_dropout": 0.2`},
+		"pdroot":        {`"projection_dropout": 0.3`, `"projection_dropout_root": true`},
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, run, "config.json"))
 		for _, w := range want {
