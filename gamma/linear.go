@@ -1,6 +1,7 @@
 package gamma
 
 import (
+	"iter"
 	"runtime"
 	"sync"
 
@@ -80,10 +81,20 @@ func (a *mlp[T]) hiddenBackward(dy, y []T) {
 	case a.rows == nil:
 		kernel.Scale(a.scale, dy)
 	default:
-		w := len(dy) / len(a.rows)
-		for r, on := range a.rows {
-			if on {
-				kernel.Scale(a.scale, dy[r*w:(r+1)*w])
+		for row := range selectedRows(dy, a.rows) {
+			kernel.Scale(a.scale, row)
+		}
+	}
+}
+
+// selectedRows yields the rows of x (len(rows) rows of equal width) whose
+// flag in rows is set.
+func selectedRows[T any](x []T, rows []bool) iter.Seq[[]T] {
+	return func(yield func([]T) bool) {
+		w := len(x) / len(rows)
+		for r, on := range rows {
+			if on && !yield(x[r*w:(r+1)*w]) {
+				return
 			}
 		}
 	}

@@ -180,11 +180,8 @@ func (pb *projBatch[T]) dropout(y []T, rows int, p float64, seed *uint64) T {
 	if pb.root == nil {
 		return kernel.Dropout(y, p, seed)
 	}
-	w := len(y) / rows
-	for u, root := range pb.root[:rows] {
-		if root {
-			scale = kernel.Dropout(y[u*w:(u+1)*w], p, seed)
-		}
+	for row := range selectedRows(y, pb.root[:rows]) {
+		scale = kernel.Dropout(row, p, seed)
 	}
 	return scale
 }
