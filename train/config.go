@@ -77,6 +77,11 @@ type Config struct {
 	// set.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
 	AdamEps   float64 `json:"adam_eps,omitempty"`
+	// EntityDecay is a decoupled weight decay (AdamW's) on the entity
+	// table alone: before each optimiser step its raw values are scaled
+	// by 1 − lr·EntityDecay, pulling candidates towards α = β = 1 (the
+	// regulariser's x + 1). 0 is off. GammaE only.
+	EntityDecay float64 `json:"entity_decay,omitempty"`
 	// Precision is the products' arithmetic, fp32 (default) or bf16
 	// (gamma.Precision: the MLPs' forward and input-gradient products
 	// with bfloat16 operands). GammaE only.
@@ -381,6 +386,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.ProjectionDropout >= 0 && c.ProjectionDropout < 1) {
 		errs = append(errs, fmt.Errorf("projection dropout must be in [0,1), got %g", c.ProjectionDropout))
+	}
+	if !(c.EntityDecay >= 0) || math.IsInf(c.EntityDecay, 0) || c.LR*c.EntityDecay >= 1 {
+		errs = append(errs, fmt.Errorf("entity decay must be ≥ 0 with lr·decay < 1 (0: off), got %g at lr %g", c.EntityDecay, c.LR))
 	}
 	if c.ProjectionDropoutRoot && c.ProjectionDropout == 0 {
 		errs = append(errs, errors.New("projection dropout at the roots only needs a projection dropout above 0"))

@@ -47,6 +47,9 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 	if cfg.ProjectionDropout > 0 {
 		return nil, fmt.Errorf("projection dropout %g: GammaE's only", cfg.ProjectionDropout)
 	}
+	if cfg.EntityDecay > 0 {
+		return nil, fmt.Errorf("entity decay %g: GammaE's only", cfg.EntityDecay)
+	}
 	t := &trainer{cfg: cfg, opts: o, ds: d, q: &qeRun{model: m, config: modelConfig}}
 	if err := t.setup(); err != nil {
 		return nil, err

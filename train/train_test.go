@@ -231,23 +231,26 @@ func TestInterruptCheckpoints(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	good := tinyConfig()
 	for name, mutate := range map[string]func(*Config){
-		"dim":                func(c *Config) { c.Dim = 0 },
-		"lr":                 func(c *Config) { c.LR = 0 },
-		"union-train":        func(c *Config) { c.UnionTrain = "test" },
-		"dropout":            func(c *Config) { c.UnionDropout = 1 },
-		"projection dropout": func(c *Config) { c.ProjectionDropout = 1 },
-		"root dropout":       func(c *Config) { c.ProjectionDropout, c.ProjectionDropoutRoot = 0, true },
-		"steps":              func(c *Config) { c.Steps, c.Minutes = 0, 0 },
-		"budgets":            func(c *Config) { c.Minutes, c.CPUMinutes = 1, 1 },
-		"cpu-minutes":        func(c *Config) { c.CPUMinutes = math.NaN() },
-		"loss":               func(c *Config) { c.Loss = "hinge" },
-		"temperature":        func(c *Config) { c.LossTemperature = -1 },
-		"average":            func(c *Config) { c.Average = -0.1 },
-		"adam-beta2":         func(c *Config) { c.AdamBeta2 = 1 },
-		"adam-eps":           func(c *Config) { c.AdamEps = math.Inf(1) },
-		"exclude":            func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
-		"hard":               func(c *Config) { c.HardNegatives = -1 },
-		"hard-all":           func(c *Config) { c.Loss, c.HardNegatives = "all", 2 },
+		"dim":                 func(c *Config) { c.Dim = 0 },
+		"lr":                  func(c *Config) { c.LR = 0 },
+		"union-train":         func(c *Config) { c.UnionTrain = "test" },
+		"dropout":             func(c *Config) { c.UnionDropout = 1 },
+		"projection dropout":  func(c *Config) { c.ProjectionDropout = 1 },
+		"root dropout":        func(c *Config) { c.ProjectionDropout, c.ProjectionDropoutRoot = 0, true },
+		"steps":               func(c *Config) { c.Steps, c.Minutes = 0, 0 },
+		"budgets":             func(c *Config) { c.Minutes, c.CPUMinutes = 1, 1 },
+		"cpu-minutes":         func(c *Config) { c.CPUMinutes = math.NaN() },
+		"loss":                func(c *Config) { c.Loss = "hinge" },
+		"temperature":         func(c *Config) { c.LossTemperature = -1 },
+		"average":             func(c *Config) { c.Average = -0.1 },
+		"adam-beta2":          func(c *Config) { c.AdamBeta2 = 1 },
+		"adam-eps":            func(c *Config) { c.AdamEps = math.Inf(1) },
+		"exclude":             func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
+		"hard":                func(c *Config) { c.HardNegatives = -1 },
+		"hard-all":            func(c *Config) { c.Loss, c.HardNegatives = "all", 2 },
+		"entity decay":        func(c *Config) { c.EntityDecay = -0.1 },
+		"entity decay NaN":    func(c *Config) { c.EntityDecay = math.NaN() },
+		"entity decay ≥ 1/lr": func(c *Config) { c.LR, c.EntityDecay = 0.01, 100 },
 	} {
 		c := good
 		mutate(&c)
@@ -504,6 +507,47 @@ func TestAverage(t *testing.T) {
 	cfg.Average = 1
 	if err := cfg.Validate(); err == nil {
 		t.Error("average 1 accepted")
+	}
+}
+
+// TestEntityDecay: the decay shrinks the entity table, and it alone, by
+// 1 − lr·W before each step: at 1 − lr·W = 0.001 the table falls to
+// Adam's own few steps of size lr, far below its initial range, while the
+// relation tables keep theirs.
+func TestEntityDecay(t *testing.T) {
+	d := tinyDataset(t)
+	maxAbs := func(cfg Config, name string) float32 {
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: 1}); err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := checkpoint.LoadModel(filepath.Join(dir, checkpoint.ModelFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mx float32
+		for _, p := range m.Params() {
+			if p.Name == name {
+				for _, v := range p.Data {
+					mx = max(mx, float32(math.Abs(float64(v))))
+				}
+				return mx
+			}
+		}
+		t.Fatalf("no parameter %s", name)
+		return 0
+	}
+	cfg := tinyConfig()
+	cfg.Steps, cfg.LR = 100, 0.01 // no lr drop in the first iteration
+	decayed := cfg
+	decayed.EntityDecay = 99.9 // each step scales the table by 0.001
+	plain, shrunk := maxAbs(cfg, "entity_embedding"), maxAbs(decayed, "entity_embedding")
+	// One iteration is at most three Adam steps of about lr each.
+	if plain < 0.2 || shrunk > 0.05 {
+		t.Errorf("entity table's largest |value| %g without decay, %g with: want ≥ 0.2 and ≤ 0.05", plain, shrunk)
+	}
+	if a, b := maxAbs(cfg, "alpha_embedding"), maxAbs(decayed, "alpha_embedding"); b < 0.5*a {
+		t.Errorf("relation table's largest |value| %g without entity decay, %g with: the decay reached it", a, b)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gammae/gammae/internal/cputime"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -18,6 +17,8 @@ import (
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/internal/cputime"
+	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/progress"
 	"github.com/gammae/gammae/qe"
@@ -387,6 +388,11 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 		return loss.Loss, pre, nil
 	}
 	t.skippedRun = 0
+	if d := t.cfg.EntityDecay; d > 0 {
+		// Decoupled, as AdamW: the shrink is not in the gradient, so
+		// Adam's moments never see it.
+		kernel.Scale(float32(1-t.opt.LR*d), t.model.Params()[t.model.EntityParam()].Data)
+	}
 	if err := t.opt.Step(t.model.Tensors()); err != nil {
 		return 0, pre, err
 	}
