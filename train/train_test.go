@@ -146,7 +146,9 @@ func TestResumeIsExact(t *testing.T) {
 	d := tinyDataset(t)
 	hard := tinyConfig()
 	hard.Loss, hard.Negatives, hard.HardNegatives = "shared", 40, 2
-	for name, cfg := range map[string]Config{"tiny": tinyConfig(), "hard negatives": hard} {
+	decay := tinyConfig()
+	decay.EntityDecay = 5
+	for name, cfg := range map[string]Config{"tiny": tinyConfig(), "hard negatives": hard, "entity decay": decay} {
 		t.Run(name, func(t *testing.T) { testResumeIsExact(t, d, cfg) })
 	}
 }
