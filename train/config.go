@@ -219,6 +219,7 @@ func fastHard() Config {
 	c := fastSmoothed()
 	c.HardNegatives = 16
 	c.LabelSmoothing = 0.2
+	c.EntityDecay = 0.05
 	return c
 }
 

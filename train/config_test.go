@@ -91,12 +91,12 @@ func TestPresets(t *testing.T) {
 	}
 	smoothed, _ = Preset("fast-smoothed")
 	hard, _ := Preset("fast-hard")
-	if hard.HardNegatives != 16 || hard.LabelSmoothing != 0.2 {
-		t.Errorf("fast-hard: %d hard negatives, label smoothing %g; want 16, 0.2", hard.HardNegatives, hard.LabelSmoothing)
+	if hard.HardNegatives != 16 || hard.LabelSmoothing != 0.2 || hard.EntityDecay != 0.05 {
+		t.Errorf("fast-hard: %d hard negatives, label smoothing %g, entity decay %g; want 16, 0.2, 0.05", hard.HardNegatives, hard.LabelSmoothing, hard.EntityDecay)
 	}
-	hard.HardNegatives, hard.LabelSmoothing, hard.Preset, smoothed.Preset = 0, smoothed.LabelSmoothing, "", ""
+	hard.HardNegatives, hard.LabelSmoothing, hard.EntityDecay, hard.Preset, smoothed.Preset = 0, smoothed.LabelSmoothing, 0, "", ""
 	if !reflect.DeepEqual(hard, smoothed) {
-		t.Errorf("fast-hard differs from fast-smoothed beyond the hard negatives and smoothing:\n%+v\n%+v", hard, smoothed)
+		t.Errorf("fast-hard differs from fast-smoothed beyond the hard negatives, smoothing and entity decay:\n%+v\n%+v", hard, smoothed)
 	}
 }
 

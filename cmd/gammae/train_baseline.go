@@ -141,6 +141,9 @@ func presetTable() string {
 		if c.HardNegatives > 0 {
 			also = append(also, fmt.Sprintf("--hard-negatives %d", c.HardNegatives))
 		}
+		if c.EntityDecay > 0 {
+			also = append(also, fmt.Sprintf("--entity-decay %g", c.EntityDecay))
+		}
 		if c.ConfirmQueries > 0 {
 			also = append(also, fmt.Sprintf("--confirm-queries %d", c.ConfirmQueries))
 		}

@@ -48,7 +48,7 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "unsmoothed"), "--preset", "fast-smoothed", "--label-smoothing", "0", "--query-weights", "answers", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "finished: 2 iterations"},
 		// The help's preset table names what a preset sets beyond its columns.
 		{[]string{"train", "--help"}, 0, "shared     0.001   512 2048       0     60  --label-smoothing 0.1 --query-weights uniform --confirm-queries 5000\n"},
-		{[]string{"train", "--help"}, 0, "shared     0.001   512 2048       0     60  --label-smoothing 0.2 --query-weights uniform --hard-negatives 16 --confirm-queries 5000\n"},
+		{[]string{"train", "--help"}, 0, "shared     0.001   512 2048       0     60  --label-smoothing 0.2 --query-weights uniform --hard-negatives 16 --entity-decay 0.05 --confirm-queries 5000\n"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-hard"), "--preset", "fast-hard", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "hard negatives: 16 per negation query"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-shared"), "--preset", "fast-shared", "--model-kind", "gqe", "--steps", "2"}, 1, `loss "shared": the baselines train with sigmoid`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
@@ -123,7 +123,7 @@ func TestTrainPipeline(t *testing.T) {
 	for run, want := range map[string][]string{
 		"fast-smoothed": {`"preset": "fast-smoothed"`, `"label_smoothing": 0.1`, `"query_weights": "uniform"`},
 		"unsmoothed":    {`"preset": "fast-smoothed"`, `"query_weights": "answers"`},
-		"fast-hard":     {`"preset": "fast-hard"`, `"label_smoothing": 0.2`, `"hard_negatives": 16`},
+		"fast-hard":     {`"preset": "fast-hard"`, `"label_smoothing": 0.2`, `"hard_negatives": 16`, `"entity_decay": 0.05`},
 		"pdrop":         {`"projection_dropout": 0.2`},
 		"pdroot":        {`"projection_dropout": 0.3`, `"projection_dropout_root": true`},
 	} {
