@@ -390,7 +390,12 @@
   // ---- wiring -----------------------------------------------------------------
 
   input.addEventListener("input", () => scheduleSuggest(false));
-  input.addEventListener("blur", () => setTimeout(closeSuggest, 100));
+  // The list closes a moment after the query loses focus; focus coming
+  // back first cancels that, or it would drop the suggestions of text
+  // typed right after a click elsewhere.
+  let blurTimer = 0;
+  input.addEventListener("blur", () => { blurTimer = setTimeout(closeSuggest, 100); });
+  input.addEventListener("focus", () => clearTimeout(blurTimer));
   input.addEventListener("click", closeSuggest);
   input.addEventListener("keydown", (ev) => {
     const open = !suggestBox.hidden && items.length > 0;
