@@ -530,13 +530,17 @@ func TestEntityDecay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range m.Params() {
+			var mx *float64
+			switch p.Name {
+			case "entity_embedding":
+				mx = &entity
+			case "alpha_embedding":
+				mx = &relation
+			default:
+				continue
+			}
 			for _, v := range p.Data {
-				switch p.Name {
-				case "entity_embedding":
-					entity = max(entity, math.Abs(float64(v)))
-				case "alpha_embedding":
-					relation = max(relation, math.Abs(float64(v)))
-				}
+				*mx = max(*mx, math.Abs(float64(v)))
 			}
 		}
 		return entity, relation
