@@ -43,7 +43,7 @@ func init() {
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			c := &compareOptions{}
 			fs.StringVar(&c.data, "data", "", "dataset `PATH` whose queries all runs answer (default: the first run's)")
-			fs.StringVar(&c.split, "split", "test", "split to evaluate: test or valid")
+			fs.StringVar(&c.split, "split", "test", splitUsage)
 			fs.StringVar(&c.paper, "paper", "", "also list the paper's published rows for `DATASET`: fb15k-237, fb15k or nell")
 			fs.IntVar(&c.o.PerStructure, "per-structure", 0, "evaluate a sample of at most `N` queries per structure (0 = all), the same for every run")
 			fs.Uint64Var(&c.o.Seed, "seed", 1, "seed of the --per-structure sample")

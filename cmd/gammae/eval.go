@@ -34,7 +34,7 @@ func init() {
 	register(&command{
 		Name:    "eval",
 		Args:    "[RUN_OR_MODEL]",
-		Summary: "Evaluate a model on valid or test queries: filtered MRR and Hits@1/3/10 per structure, the paper's averages, uncertainty correlations.",
+		Summary: "Evaluate a model on test, valid or train queries: filtered MRR and Hits@1/3/10 per structure, the paper's averages, uncertainty correlations.",
 		Examples: `  # The paper's table for a run's best validation checkpoint (the default;
   # --last takes the latest) on its dataset's test queries, any model kind:
   gammae eval --model runs/fb237
@@ -53,13 +53,15 @@ func init() {
   # A checkpoint of the reference PyTorch code (see 'gammae import-torch'):
   gammae eval --model ref-run/checkpoint --data fb237.gqd
   # Quick look: 500 queries per structure of the validation split:
-  gammae eval --model runs/fb237 --split valid --per-structure 500`,
+  gammae eval --model runs/fb237 --split valid --per-structure 500
+  # Over- or underfitting: the same on the queries the model trains on:
+  gammae eval --model runs/fb237 --split train --per-structure 500`,
 		Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			v := &evalOptions{}
 			fs.StringVar(&v.model, "model", "", "run `DIR`, model file (.safetensors) or reference PyTorch checkpoint")
 			fs.StringVar(&v.data, "data", "", "dataset `PATH`: .gqd file, benchmark directory or named triples (default: the run's dataset)")
 			fs.StringVar(&v.format, "format", "auto", "format of --data: auto, file (.gqd), benchmark or triples")
-			fs.StringVar(&v.split, "split", "test", "split to evaluate: test or valid")
+			fs.StringVar(&v.split, "split", "test", splitUsage)
 			fs.StringVar(&v.union, "union", "", "embed union queries as `MODE`: moment, dnf, dm or mixture (default: the model's)")
 			fs.BoolVar(&v.o.NoElasticity, "no-elasticity", false, "negate without elasticity (ε = 0): the paper's table 7 ablation at inference")
 			fs.IntVar(&v.o.PerStructure, "per-structure", 0, "evaluate a sample of at most `N` queries per structure (0 = all)")
@@ -211,8 +213,11 @@ func writeCSVFile(path string, write func(io.Writer) error) error {
 	return checkpoint.WriteFileAtomic(path, b.Bytes())
 }
 
-// splitOf is the --split a command evaluates: test or valid queries of d
-// (read from path), an error when it has none.
+// splitUsage is the --split flag's help, shared by eval and compare.
+const splitUsage = "split to evaluate: test, valid, or train (each training query's answers ranked among all entities, its other training answers filtered: set beside valid, it tells a model that has stopped fitting from one that fits what it cannot generalise)"
+
+// splitOf is the --split a command evaluates: test, valid or train queries
+// of d (read from path), an error when it has none.
 func splitOf(d *dataset.Dataset, name, path string) (*dataset.Split, error) {
 	var split *dataset.Split
 	switch name {
@@ -220,8 +225,10 @@ func splitOf(d *dataset.Dataset, name, path string) (*dataset.Split, error) {
 		split = &d.Test
 	case "valid":
 		split = &d.Valid
+	case "train":
+		split = &d.Train
 	default:
-		return nil, fmt.Errorf("--split %q: want test or valid", name)
+		return nil, fmt.Errorf("--split %q: want test, valid or train", name)
 	}
 	if len(split.Groups) == 0 {
 		return nil, fmt.Errorf("%s has no %s queries", path, name)

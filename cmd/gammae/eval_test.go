@@ -65,7 +65,7 @@ func refDataset(t *testing.T, dir string) string {
 	for _, st := range query.Structures {
 		specs = append(specs, sample.Spec{Shape: st.Shape, Count: 4})
 	}
-	d, _, err := sample.Generate(context.Background(), k, sample.Options{Seed: 3, Workers: 1, Test: specs, Valid: specs[:3], MaxTries: 3000})
+	d, _, err := sample.Generate(context.Background(), k, sample.Options{Seed: 3, Workers: 1, Train: specs, Test: specs, Valid: specs[:3], MaxTries: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +133,10 @@ func TestImportTorchAndEval(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "valid queries") || stderr != "" {
 		t.Errorf("valid split: exit %d\n%s%s", code, out, stderr)
 	}
+	code, out, stderr = runCmd(t, "eval", "--model", model, "--data", data, "--split", "train", "--quiet")
+	if code != 0 || !strings.Contains(out, "train queries") || !strings.Contains(out, "pni") || stderr != "" {
+		t.Errorf("train split: exit %d\n%s%s", code, out, stderr)
+	}
 }
 
 // tail drops the first line (it names the model path) and the timing.
@@ -162,7 +166,7 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{[]string{"eval"}, 2, "Usage: gammae eval"},
 		{[]string{"eval", "--model", model}, 1, "no --data given"},
-		{[]string{"eval", "--model", model, "--data", data, "--split", "train"}, 1, `--split "train"`},
+		{[]string{"eval", "--model", model, "--data", data, "--split", "training"}, 1, `--split "training": want test, valid or train`},
 		{[]string{"eval", "--model", model, "--data", data, "--union", "mixture"}, 1, "retrain with --union mixture"},
 		{[]string{"eval", "--model", model, "--data", data, "--union", "sum"}, 1, "union"},
 		{[]string{"eval", "--model", model, "--data", data, "--structures", "4p"}, 1, `structure "4p" not in the split`},
