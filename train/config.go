@@ -82,6 +82,11 @@ type Config struct {
 	// by 1 − lr·EntityDecay, pulling candidates towards α = β = 1 (the
 	// regulariser's x + 1). 0 is off. GammaE only.
 	EntityDecay float64 `json:"entity_decay,omitempty"`
+	// WeightDecay is the same decoupled decay on every other parameter
+	// with more than one dimension: the relation tables and the
+	// projection, intersection and union weights, biases left alone
+	// (AdamW's usual exclusion). 0 is off. GammaE only.
+	WeightDecay float64 `json:"weight_decay,omitempty"`
 	// Precision is the products' arithmetic, fp32 (default) or bf16
 	// (gamma.Precision: the MLPs' forward and input-gradient products
 	// with bfloat16 operands). GammaE only.
@@ -390,6 +395,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.EntityDecay >= 0) || math.IsInf(c.EntityDecay, 0) || c.LR*c.EntityDecay >= 1 {
 		errs = append(errs, fmt.Errorf("entity decay must be ≥ 0 with lr·decay < 1 (0: off), got %g at lr %g", c.EntityDecay, c.LR))
+	}
+	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) || c.LR*c.WeightDecay >= 1 {
+		errs = append(errs, fmt.Errorf("weight decay must be ≥ 0 with lr·decay < 1 (0: off), got %g at lr %g", c.WeightDecay, c.LR))
 	}
 	if c.ProjectionDropoutRoot && c.ProjectionDropout == 0 {
 		errs = append(errs, errors.New("projection dropout at the roots only needs a projection dropout above 0"))

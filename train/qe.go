@@ -50,6 +50,9 @@ func RunModel(ctx context.Context, cfg Config, m qe.Model, modelConfig []byte, d
 	if cfg.EntityDecay > 0 {
 		return nil, fmt.Errorf("entity decay %g: GammaE's only", cfg.EntityDecay)
 	}
+	if cfg.WeightDecay > 0 {
+		return nil, fmt.Errorf("weight decay %g: GammaE's only", cfg.WeightDecay)
+	}
 	t := &trainer{cfg: cfg, opts: o, ds: d, q: &qeRun{model: m, config: modelConfig}}
 	if err := t.setup(); err != nil {
 		return nil, err

@@ -253,6 +253,8 @@ func TestConfigValidate(t *testing.T) {
 		"entity decay":        func(c *Config) { c.EntityDecay = -0.1 },
 		"entity decay NaN":    func(c *Config) { c.EntityDecay = math.NaN() },
 		"entity decay ≥ 1/lr": func(c *Config) { c.LR, c.EntityDecay = 0.01, 100 },
+		"weight decay":        func(c *Config) { c.WeightDecay = -0.1 },
+		"weight decay ≥ 1/lr": func(c *Config) { c.LR, c.WeightDecay = 0.01, 100 },
 	} {
 		c := good
 		mutate(&c)
@@ -557,6 +559,58 @@ func TestEntityDecay(t *testing.T) {
 	}
 	if plainRel == 0 || shrunkRel < 0.5*plainRel {
 		t.Errorf("relation table's largest |value| %g without entity decay, %g with: the decay reached it", plainRel, shrunkRel)
+	}
+}
+
+// TestWeightDecay: the weight decay shrinks the relation tables and the
+// nets' weights by 1 − lr·W before each step, and leaves the entity table
+// and the biases alone.
+func TestWeightDecay(t *testing.T) {
+	d := tinyDataset(t)
+	// train runs one iteration and returns the largest |value| of each
+	// parameter.
+	train := func(cfg Config) map[string]float64 {
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, MaxIterations: 1}); err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := checkpoint.LoadModel(filepath.Join(dir, checkpoint.ModelFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, p := range m.Params() {
+			for _, v := range p.Data {
+				out[p.Name] = max(out[p.Name], math.Abs(float64(v)))
+			}
+		}
+		return out
+	}
+	cfg := tinyConfig()
+	cfg.Steps, cfg.LR = 100, 0.01
+	decayed := cfg
+	decayed.WeightDecay = 99.9 // each step scales the weights by 0.001
+	plain, shrunk := train(cfg), train(decayed)
+	for _, c := range []struct {
+		name   string
+		decays bool
+	}{
+		{"entity_embedding", false},
+		{"alpha_embedding", true},
+		{"beta_embedding", true},
+		{"projection_net.layer1.weight", true},
+		{"center_net.layer_alpha1.weight", true},
+		{"projection_net.layer1.bias", false},
+		{"center_net.layer_beta2.bias", false},
+	} {
+		p, s := plain[c.name], shrunk[c.name]
+		if p == 0 {
+			t.Fatalf("%s: no such parameter, or all zero", c.name)
+		}
+		// One iteration is at most three Adam steps of about lr each.
+		if c.decays && !(s <= 0.05 && p > 2*s) || !c.decays && s < 0.5*p {
+			t.Errorf("%s: largest |value| %g without decay, %g with; decays: %v", c.name, p, s, c.decays)
+		}
 	}
 }
 

@@ -393,6 +393,13 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 		// Adam's moments never see it.
 		kernel.Scale(float32(1-t.opt.LR*d), t.model.Params()[t.model.EntityParam()].Data)
 	}
+	if w := t.cfg.WeightDecay; w > 0 {
+		for i, p := range t.model.Params() {
+			if i != t.model.EntityParam() && len(p.Shape) > 1 {
+				kernel.Scale(float32(1-t.opt.LR*w), p.Data)
+			}
+		}
+	}
 	if err := t.opt.Step(t.model.Tensors()); err != nil {
 		return 0, pre, err
 	}

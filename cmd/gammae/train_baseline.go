@@ -144,6 +144,9 @@ func presetTable() string {
 		if c.EntityDecay > 0 {
 			also = append(also, fmt.Sprintf("--entity-decay %g", c.EntityDecay))
 		}
+		if c.WeightDecay > 0 {
+			also = append(also, fmt.Sprintf("--weight-decay %g", c.WeightDecay))
+		}
 		if c.ConfirmQueries > 0 {
 			also = append(also, fmt.Sprintf("--confirm-queries %d", c.ConfirmQueries))
 		}
