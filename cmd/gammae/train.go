@@ -95,7 +95,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.StringVar(&c.QueryWeights, "query-weights", "", "each query's loss weight: `answers` (the reference's sqrt(1/(4+|answers|)), default) or uniform")
 			fs.BoolVar(&c.AnswerTargets, "answer-targets", false, "with --loss all or shared: a query's other training answers among its candidates share its positive's target (the cross-entropy of its answer set) instead of counting as negatives")
 			fs.BoolVar(&c.ExcludeAnswers, "exclude-answers", false, "with --loss all or shared: a query's other training answers are not among its candidates (the sampled losses' negatives exclude them already)")
-			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs (and of the dense losses' distances): fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16); GammaE only")
+			fs.StringVar((*string)(&c.Precision), "precision", "", "products of the MLPs (and of the dense losses' distances): fp32 (default) or bf16 (bfloat16 operands, float32 sums: twice the rate where the CPU has AVX512-BF16 or AMX, emulated and slower elsewhere); GammaE only")
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")
 			fs.Float64Var(&c.AdamEps, "adam-eps", 0, "Adam's ε (default 1e-8)")
 			fs.Float64Var(&c.EntityDecay, "entity-decay", 0, "decoupled weight decay `W` on the entity table alone (AdamW's: each step scales it by 1 − lr·W, pulling candidates towards α = β = 1), a regulariser the reference lacks; GammaE only")
@@ -189,6 +189,9 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 		}
 	}
 	fmt.Fprintf(e.stderr, "train: %s, loss %s, lr=%g batch=%d negatives=%d, %d threads\n", what, cmp.Or(cfg.Loss, "sigmoid"), cfg.LR, cfg.Batch, cfg.Negatives, runtime.GOMAXPROCS(0))
+	if cfg.Precision == "bf16" && !kernel.NativeBF16() {
+		fmt.Fprintf(e.stderr, "train: note: this CPU has neither AVX512-BF16 nor AMX; bf16 products are emulated (%s), slower than --precision fp32 here\n", kernel.Describe())
+	}
 	sum, err := run(ctx, cfg, opts)
 	if err != nil {
 		return err

@@ -12,8 +12,9 @@ import (
 // once (PackBF16), the query side A per call. On CPUs with AVX512-BF16
 // (VDPBF16PS: Zen 4, Sapphire Rapids and later) an 8×32 micro-kernel in
 // assembly does two multiply-adds per float32 lane and instruction, twice
-// an FMA's work; elsewhere the pure-Go loop below, which is its
-// specification, gives the same bits.
+// an FMA's work; with AVX2 alone another widens the halves and does one
+// FMA per product (bf16avx2_amd64.s); elsewhere the pure-Go loop below,
+// which is their specification, gives the same bits.
 //
 // VDPBF16PS adds, per lane, the product of the high (odd) halves of the
 // two 32-bit words, then that of the low (even) halves, each add rounded
@@ -335,6 +336,13 @@ func dpbf16(acc float32, wa, wb uint32) float32 {
 	return ftz(acc + fromBF16(uint16(wa))*fromBF16(uint16(wb)))
 }
 
-// HasBF16 reports whether bfloat16 products run on the CPU's AVX512-BF16
-// instructions (else GemmPackedBF16 emulates them, slowly, to the bit).
+// HasBF16 reports whether bfloat16 products run on vector instructions:
+// the CPU's AVX512-BF16, or AVX2 FMAs that give the same bits (else
+// GemmPackedBF16 emulates them in Go, ~70× slower, to the bit).
 func HasBF16() bool { return cur.bf16 != nil }
+
+// NativeBF16 reports whether the CPU multiplies bfloat16 operands itself
+// (AMX tiles or AVX512-BF16), where bf16 products run at up to twice the
+// float32 rate; emulated, with AVX2 FMAs or in Go, they are slower than
+// float32 products.
+func NativeBF16() bool { return cur.amx != nil || cur.bf16Name == bf16AVX512 }

@@ -91,9 +91,9 @@ func TestGemmBF16(t *testing.T) {
 		if HasAMX() {
 			t.Log("AMX tiles")
 		} else if HasBF16() {
-			t.Log("AVX512-BF16 micro-kernel")
+			t.Log("bf16 micro-kernel: " + cur.bf16Name)
 		} else {
-			t.Log("no AVX512-BF16 on this CPU or level: the pure-Go definition (the vector test is skipped)")
+			t.Log("no bf16 micro-kernel at this level: the pure-Go definition")
 		}
 		for _, s := range []struct{ m, n, k int }{{1, 1, 1}, {8, 32, 2}, {9, 33, 3}, {7, 31, 16}, {17, 100, 801}, {64, 64, 800}} {
 			for _, transB := range []bool{false, true} {

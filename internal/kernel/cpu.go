@@ -54,9 +54,11 @@ type impl struct {
 	boxGrad                         func(ge, gc, gO, e, c, o []float64, g, cen float64) int
 	above                           func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
 	countAbove                      func(xs []float32, t float32) int                  // nil: the pure-Go loop
-	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract); nil
-	// where the CPU lacks AVX512-BF16.
-	bf16 func(kp int, a, b []uint32, c []float32, ldc int)
+	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract), on
+	// AVX512-BF16 or emulated with AVX2 FMAs (bf16Name says which); nil:
+	// the pure-Go loop.
+	bf16     func(kp int, a, b []uint32, c []float32, ldc int)
+	bf16Name string
 	// amx is the AMX tile kernel (amxTileGo's contract); nil where the CPU
 	// or the OS does not offer the tiles.
 	amx func(kb int, a []uint32, lda int, b []uint32, c []float32, ldc int)
@@ -96,6 +98,12 @@ var goImpl = impl{
 	sigmoidSum:   sigmoidSumGo,
 }
 
+// The names of the bfloat16 micro-kernels (impl.bf16Name).
+const (
+	bf16AVX512 = "AVX512-BF16"
+	bf16AVX2   = "AVX2 FMAs"
+)
+
 // impls lists the levels this build and CPU support, best last; cur is the
 // one in use. The simd build registers its levels in init.
 var (
@@ -113,14 +121,15 @@ func register(i impl) {
 func Backend() string { return cur.level.String() }
 
 // Describe names the float32 kernels' level and what runs the bfloat16
-// products: AMX tiles, AVX512-BF16, or the Go loop that emulates them.
+// products: AMX tiles, AVX512-BF16, AVX2 FMAs, or the Go loop that
+// emulates them.
 func Describe() string {
-	bf16 := "emulated"
+	bf16 := "emulated in Go"
 	switch {
 	case cur.amx != nil:
 		bf16 = "AMX tiles"
 	case cur.bf16 != nil:
-		bf16 = "AVX512-BF16"
+		bf16 = cur.bf16Name
 	}
 	return cur.level.String() + ", bf16 products: " + bf16
 }

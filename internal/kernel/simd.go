@@ -28,6 +28,10 @@ func init() {
 			features:     featuresAVX2,
 			featuresGrad: featuresGradAVX2,
 			sigmoidSum:   sigmoidSumAVX2,
+			bf16:         microBF16AVX2,
+			bf16Name:     bf16AVX2,
+			roundPairs:   roundPairsAVX2,
+			roundRows:    roundRowsAVX2,
 		})
 	}
 	if archsimd.X86.AVX512() {
@@ -72,8 +76,9 @@ func init() {
 			sigmoidSum:   sigmoidSumAVX512,
 			dropout:      dropoutAVX512,
 		}
+		avx512.bf16, avx512.bf16Name = microBF16AVX2, bf16AVX2
 		if hasAVX512BF16() {
-			avx512.bf16 = microBF16AVX512
+			avx512.bf16, avx512.bf16Name = microBF16AVX512, bf16AVX512
 		}
 		if hasAMX() {
 			avx512.amx = amxTileAsm
