@@ -83,3 +83,29 @@ func adam64AVX512(p, g, m, v []float64, k *adamConsts[float64]) {
 		adamRef(p[i:], g[i:], m[i:], v[i:], k)
 	}
 }
+
+// adam64AVX2 is adamAVX2 for float64: the baselines' parameters.
+func adam64AVX2(p, g, m, v []float64, k *adamConsts[float64]) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	b1, c1 := bc4(k.b1), bc4(k.c1)
+	b2, c2 := bc4(k.b2), bc4(k.c2)
+	step, bc2, eps := bc4(k.stepSize), bc4(k.bc2Sqrt), bc4(k.eps)
+	zero := bc4(0)
+	i := 0
+	for ; i+4 <= len(p); i += 4 {
+		gi := archsimd.LoadFloat64x4Slice(g[i:])
+		if k.zero {
+			zero.StoreSlice(g[i:])
+		}
+		mi := archsimd.LoadFloat64x4Slice(m[i:]).Mul(b1).Add(c1.Mul(gi))
+		vi := archsimd.LoadFloat64x4Slice(v[i:]).Mul(b2).Add(c2.Mul(gi.Mul(gi)))
+		mi.StoreSlice(m[i:])
+		vi.StoreSlice(v[i:])
+		denom := vi.Sqrt().Div(bc2).Add(eps)
+		archsimd.LoadFloat64x4Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
+	}
+	if i < len(p) {
+		clearUpper()
+		adamRef(p[i:], g[i:], m[i:], v[i:], k)
+	}
+}

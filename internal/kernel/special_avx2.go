@@ -139,3 +139,25 @@ func map64x4(dst, x []float32, f func(archsimd.Float64x4) archsimd.Float64x4) {
 func lgammaAVX2(dst, x []float32)   { map64x4(dst, x, lgamma64x4) }
 func digammaAVX2(dst, x []float32)  { map64x4(dst, x, digamma64x4) }
 func trigammaAVX2(dst, x []float32) { map64x4(dst, x, trigamma64x4) }
+
+// map64x4f applies f to float64 slices, four lanes at a time; the tail
+// goes through the same vector code on a padded copy.
+func map64x4f(dst, x []float64, f func(archsimd.Float64x4) archsimd.Float64x4) {
+	dst = dst[:len(x)]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		f(archsimd.LoadFloat64x4Slice(x[i:])).StoreSlice(dst[i:])
+	}
+	if i < len(x) {
+		clearUpper() // the copies below are scalar code
+		var t [4]float64
+		copy(t[:], x[i:])
+		f(archsimd.LoadFloat64x4(&t)).Store(&t)
+		clearUpper()
+		copy(dst[i:], t[:])
+	}
+}
+
+func lgamma64AVX2(dst, x []float64)   { map64x4f(dst, x, lgamma64x4) }
+func digamma64AVX2(dst, x []float64)  { map64x4f(dst, x, digamma64x4) }
+func trigamma64AVX2(dst, x []float64) { map64x4f(dst, x, trigamma64x4) }
