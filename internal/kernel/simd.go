@@ -40,6 +40,8 @@ func init() {
 			lgamma64:     lgamma64AVX2,
 			digamma64:    digamma64AVX2,
 			trigamma64:   trigamma64AVX2,
+			above:        aboveAVX2,
+			countAbove:   countAboveAVX2,
 			features:     featuresAVX2,
 			featuresGrad: featuresGradAVX2,
 			sigmoidSum:   sigmoidSumAVX2,
