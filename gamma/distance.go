@@ -260,7 +260,8 @@ func Entropy[T kernel.Float](alpha, beta []T) float64 {
 // ScoreAll's entity products, and in training the MLPs' forward and
 // input-gradient products: "fp32" (the default) or "bf16" (operands
 // rounded to bfloat16, float32 sums: twice the rate on CPUs with
-// AVX512-BF16; kernel.HasBF16), weight gradients included.
+// AVX512-BF16 or AMX, kernel.NativeBF16; emulated elsewhere, slower),
+// weight gradients included.
 type Precision string
 
 // SetPrecision sets the precision of the packed products (Precision).
