@@ -80,7 +80,9 @@
 // bfloat16 values is exact in float32, so the FMA rounds once, as
 // VDPBF16PS's add does. MXCSR's DAZ and FTZ bits are set for the call
 // (and the caller's MXCSR restored): denormal inputs read as zero and
-// denormal sums are flushed, as VDPBF16PS does. Sixteen registers hold
+// denormal sums are flushed, as VDPBF16PS does. No Go code runs under
+// those bits: an assembly function is never preempted asynchronously,
+// and Linux starts a signal handler on the initial FPU state. Sixteen registers hold
 // only a 4×16 quarter of the tile (eight accumulators), so the tile is
 // four passes over the panels.
 TEXT ·microBF16AVX2Asm(SB), NOSPLIT, $8-40
