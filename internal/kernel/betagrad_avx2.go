@@ -4,6 +4,9 @@ package kernel
 
 import "simd/archsimd"
 
+// The AVX2 twin of betagrad_avx512.go: four lanes, line for line
+// (archsimd's vector types have no width parameter); change both.
+
 // betaGradAVX2 is BetaGrad on four dimensions per vector; it returns
 // where the scalar tail starts.
 func betaGradAVX2(x *BetaGradArgs) int {

@@ -21,13 +21,20 @@ func hasAVX512BF16() bool {
 }
 
 // microBF16AVX512 is the AVX512-BF16 micro-kernel (impl.bf16).
-func microBF16AVX512(kp int, a, b []uint32, c []float32, ldc int) {
-	if kp <= 0 {
-		for r := range bf16Rows {
-			clear(c[r*ldc : r*ldc+bf16Cols])
+var microBF16AVX512 = bf16Tile(microBF16)
+
+// bf16Tile makes an assembly bfloat16 micro-kernel microBF16Go's
+// contract: the empty sum (kp = 0) clears the tile, and every address the
+// assembly touches is checked to lie inside the slices.
+func bf16Tile(asm func(kp int, a *uint32, b *uint32, c *float32, ldc int)) func(kp int, a, b []uint32, c []float32, ldc int) {
+	return func(kp int, a, b []uint32, c []float32, ldc int) {
+		if kp <= 0 {
+			for r := range bf16Rows {
+				clear(c[r*ldc : r*ldc+bf16Cols])
+			}
+			return
 		}
-		return
+		_, _, _ = a[kp*bf16Rows-1], b[kp*bf16Cols-1], c[(bf16Rows-1)*ldc+bf16Cols-1]
+		asm(kp, &a[0], &b[0], &c[0], ldc)
 	}
-	_, _, _ = a[kp*bf16Rows-1], b[kp*bf16Cols-1], c[(bf16Rows-1)*ldc+bf16Cols-1]
-	microBF16(kp, &a[0], &b[0], &c[0], ldc)
 }

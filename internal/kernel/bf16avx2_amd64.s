@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "micro_amd64.h"
 
 // BF16_STEP is one k step of a 4×16 quarter of the tile: B's 16 word
 // pairs (DI) split into their odd (high) halves in Y8, Y9 and even (low)
@@ -44,17 +45,10 @@
 // BF16_STORE writes the quarter's four rows to C at CX (row stride R13
 // bytes).
 #define BF16_STORE \
-	VMOVUPS Y0, (CX); \
-	VMOVUPS Y1, 32(CX); \
-	ADDQ    R13, CX; \
-	VMOVUPS Y2, (CX); \
-	VMOVUPS Y3, 32(CX); \
-	ADDQ    R13, CX; \
-	VMOVUPS Y4, (CX); \
-	VMOVUPS Y5, 32(CX); \
-	ADDQ    R13, CX; \
-	VMOVUPS Y6, (CX); \
-	VMOVUPS Y7, 32(CX)
+	C_STORE(Y0, Y1, 32); \
+	C_STORE(Y2, Y3, 32); \
+	C_STORE(Y4, Y5, 32); \
+	C_STORE(Y6, Y7, 32)
 
 // BF16_START points SI, DI and CX at a quarter: A's rows from aoff bytes
 // into each step, B's columns from boff bytes, C's tile from the row

@@ -4,6 +4,9 @@ package kernel
 
 import "simd/archsimd"
 
+// The AVX2 twin of blas64_avx512.go: four lanes, line for line
+// (archsimd's vector types have no width parameter); change both.
+
 // dot64AVX2 keeps two 4-lane accumulators and adds their lanes after
 // clearUpper; the tail is scalar.
 func dot64AVX2(x, y []float64) float64 {

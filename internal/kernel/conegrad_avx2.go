@@ -4,6 +4,9 @@ package kernel
 
 import "simd/archsimd"
 
+// The AVX2 twin of conegrad_avx512.go: four lanes, line for line
+// (archsimd's vector types have no width parameter); change both.
+
 // tie4 is tie on four lanes.
 func tie4(x, y, one, half, zero archsimd.Float64x4) archsimd.Float64x4 {
 	return one.Merge(half.Merge(zero, x.Equal(y)), x.Less(y))

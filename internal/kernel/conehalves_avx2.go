@@ -7,6 +7,9 @@ import (
 	"simd/archsimd"
 )
 
+// The AVX2 twin of conehalves_avx512.go: four lanes, line for line
+// (archsimd's vector types have no width parameter); change both.
+
 // coneHalvesAVX2 is ConeHalves on four elements per vector, operation
 // for operation the twins; it returns where the scalar tail starts.
 func coneHalvesAVX2(sin, cos, dAxis, x []float64, rho float64) int {

@@ -4,6 +4,9 @@ package kernel
 
 import "simd/archsimd"
 
+// The AVX2 twin of distgrad_avx512.go: four lanes, line for line
+// (archsimd's vector types have no width parameter); change both.
+
 // The AVX2 levels of L1Grad and BoxGrad: four dimensions per vector,
 // operation for operation the scalar loops; they return where the scalar
 // tail starts.

@@ -4,6 +4,9 @@ package kernel
 
 import "simd/archsimd"
 
+// The AVX2 twin of rows64_avx512.go: four lanes, line for line
+// (archsimd's vector types have no width parameter); change both.
+
 // The AVX2 levels of the baselines' row scores (rows64.go): four
 // dimensions per vector, a row's lanes summed after clearUpper, the tail
 // of a row (d not a multiple of 4) by the scalar loop.
