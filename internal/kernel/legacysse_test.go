@@ -87,9 +87,7 @@ var (
 	listingErr  error
 )
 
-// allowedLegacySSE lets through the tests' own code and the register
-// allocator's one 16-byte spill in the float64-lane lgamma (Lgamma[float32]:
-// query-side rows only; entity rows go through the fused features kernel).
+// allowedLegacySSE lets through the tests' own code.
 func allowedLegacySSE(b string) bool {
 	name, _, _ := strings.Cut(strings.TrimPrefix(b, "github.com/gammae/gammae/internal/kernel."), ":")
 	for _, p := range []string{"Test", "Benchmark", "Fuzz", "Example"} {
@@ -97,7 +95,7 @@ func allowedLegacySSE(b string) bool {
 			return true
 		}
 	}
-	return name == "lgamma64x8" || name == "lgamma64x4"
+	return false
 }
 
 // legacySSEInVectorCode scans a GNU objdump listing and returns a line per

@@ -15,6 +15,18 @@ func bc4(v float64) archsimd.Float64x4 {
 	return archsimd.BroadcastInt64x4(int64(math.Float64bits(v))).AsFloat64x4()
 }
 
+// lgammaG4 holds lgammaG's coefficients, each in all 4 lanes: a vector
+// load each, where a broadcast of a float64 loaded from memory left the
+// register allocator spilling and reloading them with legacy-SSE moves.
+var lgammaG4 = func() (v [len(lgammaG)][4]float64) {
+	for i, g := range lgammaG {
+		for l := range v[i] {
+			v[i][l] = g
+		}
+	}
+	return v
+}()
+
 func log64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	one := bc4(1)
 	bits := x.AsUint64x4()
@@ -59,20 +71,20 @@ func lgamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	rb := xb.Sub(bc4(0.5)).MulAdd(l.Sub(one), ser.MulAdd(t, bc4(stirlingC)))
 
 	p := z.Sub(bc4(2))
-	g := archsimd.BroadcastFloat64x4(lgammaG[13])
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[12]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[11]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[10]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[9]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[8]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[7]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[6]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[5]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[4]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[3]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[2]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[1]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x4(lgammaG[0]))
+	g := archsimd.LoadFloat64x4(&lgammaG4[13])
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[12]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[11]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[10]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[9]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[8]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[7]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[6]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[5]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[4]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[3]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[2]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[1]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[0]))
 	rs := p.MulAdd(g, sgn.Mul(l))
 
 	return rb.Merge(rs, big).Merge(archsimd.BroadcastInt64x4(nan64Bits).AsFloat64x4(), x.Greater(bc4(0)))

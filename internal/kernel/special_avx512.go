@@ -17,6 +17,18 @@ func bc8(v float64) archsimd.Float64x8 {
 	return archsimd.BroadcastInt64x8(int64(math.Float64bits(v))).AsFloat64x8()
 }
 
+// lgammaG8 holds lgammaG's coefficients, each in all 8 lanes: a vector
+// load each, where a broadcast of a float64 loaded from memory left the
+// register allocator spilling and reloading them with legacy-SSE moves.
+var lgammaG8 = func() (v [len(lgammaG)][8]float64) {
+	for i, g := range lgammaG {
+		for l := range v[i] {
+			v[i][l] = g
+		}
+	}
+	return v
+}()
+
 func log64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	one := bc8(1)
 	bits := x.AsUint64x8()
@@ -61,20 +73,20 @@ func lgamma64x8(x archsimd.Float64x8) archsimd.Float64x8 {
 	rb := xb.Sub(bc8(0.5)).MulAdd(l.Sub(one), ser.MulAdd(t, bc8(stirlingC)))
 
 	p := z.Sub(bc8(2))
-	g := archsimd.BroadcastFloat64x8(lgammaG[13])
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[12]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[11]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[10]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[9]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[8]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[7]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[6]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[5]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[4]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[3]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[2]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[1]))
-	g = g.MulAdd(p, archsimd.BroadcastFloat64x8(lgammaG[0]))
+	g := archsimd.LoadFloat64x8(&lgammaG8[13])
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[12]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[11]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[10]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[9]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[8]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[7]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[6]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[5]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[4]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[3]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[2]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[1]))
+	g = g.MulAdd(p, archsimd.LoadFloat64x8(&lgammaG8[0]))
 	rs := p.MulAdd(g, sgn.Mul(l))
 
 	return rb.Merge(rs, big).Merge(archsimd.BroadcastInt64x8(nan64Bits).AsFloat64x8(), x.Greater(bc8(0)))
