@@ -51,8 +51,9 @@
 	C_STORE(Y6, Y7, 32)
 
 // BF16_START points SI, DI and CX at a quarter: A's rows from aoff bytes
-// into each step, B's columns from boff bytes, C's tile from the row
-// coff·ldc and the byte offset boff; AX counts the steps.
+// into each step, B's columns from boff bytes, C at row `rows` of the
+// tile and byte offset boff; AX counts the steps; the accumulators start
+// at zero.
 #define BF16_START(aoff, boff, rows) \
 	MOVQ kp+0(FP), AX; \
 	MOVQ a+8(FP), SI; \
@@ -76,9 +77,9 @@
 // (and the caller's MXCSR restored): denormal inputs read as zero and
 // denormal sums are flushed, as VDPBF16PS does. No Go code runs under
 // those bits: an assembly function is never preempted asynchronously,
-// and Linux starts a signal handler on the initial FPU state. Sixteen registers hold
-// only a 4×16 quarter of the tile (eight accumulators), so the tile is
-// four passes over the panels.
+// and Linux starts a signal handler on the initial FPU state. Sixteen
+// registers hold only a 4×16 quarter of the tile (eight accumulators), so
+// the tile is four passes over the panels.
 TEXT ·microBF16AVX2Asm(SB), NOSPLIT, $8-40
 	VSTMXCSR 0(SP)
 	MOVL     0(SP), R11
