@@ -4,10 +4,11 @@ package kernel
 
 import "simd/archsimd"
 
-// The AVX-512 packer of B for the 8×32 kernel (A is read in place). Bᵀ's
-// 16-float rows go through a perfect-shuffle network of ConcatPermute: one
-// shuffle rotates the (row, lane) bit address left by one, so log₂(rows)
-// of them transpose. Partial panels fall back to the scalar packer.
+// The AVX-512 packer of B for the 8×32 kernel (A is read in place; its
+// AVX2 twin is pack_avx2.go, change both). Bᵀ's 16-float rows go through
+// a perfect-shuffle network of ConcatPermute: one shuffle rotates the
+// (row, lane) bit address left by one, so log₂(rows) of them transpose.
+// Partial panels fall back to the scalar packer.
 
 // Interleave the low / high halves of two vectors: x0 y0 x1 y1 …
 var (

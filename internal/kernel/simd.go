@@ -10,7 +10,7 @@ func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		register(impl{
 			level:        levelAVX2,
-			gemm:         gemmKernel{mr: 6, nr: 16, micro: micro6x16AVX2, readsAT: true, small: &smallAVX2},
+			gemm:         gemmKernel{mr: 6, nr: 16, micro: micro6x16AVX2, readsAT: true, packB: packBAVX2, small: &smallAVX2},
 			lgamma:       lgammaAVX2,
 			digamma:      digammaAVX2,
 			trigamma:     trigammaAVX2,
