@@ -20,7 +20,13 @@ type Adam[T kernel.Float] struct {
 	// caller overwrites before the next step.
 	ZeroGrads bool
 	KeepGrads []bool
-	state     []moments[T]
+	// Shrink, by parameter index, multiplies a parameter by the factor
+	// before this step's update (0 or absent: none): a decoupled weight
+	// decay, AdamW's 1 − lr·λ, done in the update's pass over the values
+	// with the bits of kernel.Scale before Step. A parameter without a
+	// gradient is shrunk all the same, in a pass of its own.
+	Shrink []float64
+	state  []moments[T]
 }
 
 type moments[T kernel.Float] struct {
@@ -59,7 +65,14 @@ func (a *Adam[T]) Step(params, grads [][]T) error {
 	}
 	ts := make([]kernel.AdamTensor[T], 0, len(grads))
 	for i, g := range grads {
+		shrink := 0.0
+		if i < len(a.Shrink) {
+			shrink = a.Shrink[i]
+		}
 		if g == nil {
+			if shrink != 0 {
+				kernel.Scale(T(shrink), params[i])
+			}
 			continue
 		}
 		s := &a.state[i]
@@ -68,7 +81,7 @@ func (a *Adam[T]) Step(params, grads [][]T) error {
 		}
 		s.step++
 		ts = append(ts, kernel.AdamTensor[T]{P: params[i], G: g, M: s.m, V: s.v,
-			AdamParams: kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads && !(i < len(a.KeepGrads) && a.KeepGrads[i])}})
+			AdamParams: kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads && !(i < len(a.KeepGrads) && a.KeepGrads[i]), Shrink: shrink}})
 	}
 	// One pass over all tensors (kernel.AdamAll: vectors for float32,
 	// split over the cores).

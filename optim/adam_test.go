@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/gammae/gammae/internal/kernel"
 )
 
 // adamRef is Adam written from the paper's formulas in float64.
@@ -109,6 +111,47 @@ func TestAdamZeroGrads(t *testing.T) {
 				t.Errorf("gradient %d[%d] after the step: %v, want %v", i, j, g1[i][j], want)
 			}
 		}
+	}
+}
+
+// TestAdamShrink: Shrink gives the values of scaling the parameters first
+// (kernel.Scale) and stepping after, for parameters with a gradient and
+// for one without (scaled all the same), and leaves the others alone;
+// float32 and float64, over two steps.
+func TestAdamShrink(t *testing.T) {
+	t.Run("float32", checkShrink[float32])
+	t.Run("float64", checkShrink[float64])
+}
+
+func checkShrink[T kernel.Float](t *testing.T) {
+	shrink := []float64{float64(float32(1 - 1e-3*0.05)), 0, 0.9}
+	p := [][]T{{1, -2, 0.5, 3, 7, -1, 2, 2, 9}, {3}, {4, -4}}
+	g := [][]T{{0.5, -1, 0, 1e-3, 2, 1, -1, 0.25, 0}, {2}, nil}
+	want := [][]T{slices.Clone(p[0]), slices.Clone(p[1]), slices.Clone(p[2])}
+	a, b := NewAdam[T](0.1), NewAdam[T](0.1)
+	a.Shrink = shrink
+	for range 2 {
+		if err := a.Step(p, g); err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range shrink {
+			if f != 0 {
+				kernel.Scale(T(f), want[i])
+			}
+		}
+		if err := b.Step(want, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range p {
+		for j := range p[i] {
+			if p[i][j] != want[i][j] {
+				t.Errorf("parameter %d[%d]: %v with Shrink, %v scaled then stepped", i, j, p[i][j], want[i][j])
+			}
+		}
+	}
+	if p[2][0] != T(4)*T(0.9)*T(0.9) {
+		t.Errorf("parameter without a gradient: %v, want 4·0.9·0.9", p[2][0])
 	}
 }
 

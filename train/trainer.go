@@ -18,7 +18,6 @@ import (
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/internal/cputime"
-	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/progress"
 	"github.com/gammae/gammae/qe"
@@ -388,18 +387,7 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 		return loss.Loss, pre, nil
 	}
 	t.skippedRun = 0
-	if d := t.cfg.EntityDecay; d > 0 {
-		// Decoupled, as AdamW: the shrink is not in the gradient, so
-		// Adam's moments never see it.
-		kernel.Scale(float32(1-t.opt.LR*d), t.model.Params()[t.model.EntityParam()].Data)
-	}
-	if w := t.cfg.WeightDecay; w > 0 {
-		for i, p := range t.model.Params() {
-			if i != t.model.EntityParam() && len(p.Shape) > 1 {
-				kernel.Scale(float32(1-t.opt.LR*w), p.Data)
-			}
-		}
-	}
+	t.setShrink()
 	if err := t.opt.Step(t.model.Tensors()); err != nil {
 		return 0, pre, err
 	}
@@ -409,6 +397,35 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	t.model.EntityGradStale()
 	t.model.ParamsChanged()
 	return loss.Loss, pre, nil
+}
+
+// setShrink sets the optimiser's decoupled decays (AdamW's) for the
+// current lr: the entity table's (EntityDecay) and every other
+// parameter's with more than one dimension (WeightDecay). The shrink is
+// not in the gradient, so Adam's moments never see it; Adam applies it in
+// its pass over the values, with the bits of scaling them before the step.
+func (t *trainer) setShrink() {
+	d, w := t.cfg.EntityDecay, t.cfg.WeightDecay
+	if d <= 0 && w <= 0 {
+		t.opt.Shrink = nil
+		return
+	}
+	params := t.model.Params()
+	if len(t.opt.Shrink) != len(params) {
+		t.opt.Shrink = make([]float64, len(params))
+	}
+	for i, p := range params {
+		f := 0.0
+		switch {
+		case i == t.model.EntityParam():
+			if d > 0 {
+				f = float64(float32(1 - t.opt.LR*d))
+			}
+		case w > 0 && len(p.Shape) > 1:
+			f = float64(float32(1 - t.opt.LR*w))
+		}
+		t.opt.Shrink[i] = f
+	}
 }
 
 // streams are the streams of an iteration's steps: path, other, path

@@ -13,6 +13,10 @@ type AdamParams struct {
 	// ZeroGrad sets g to zero as it is read: the next step's zero_grad
 	// done in this pass over the gradient instead of one of its own.
 	ZeroGrad bool
+	// Shrink, when not 0, multiplies p by Shrink (rounded to T) before the
+	// update: a decoupled weight decay (AdamW's p·(1 − lr·λ)) in this pass
+	// over p instead of one of its own, with the bits of Scale then Adam.
+	Shrink float64
 }
 
 // Adam applies one step of torch.optim.Adam to the parameter p with
@@ -21,6 +25,7 @@ type AdamParams struct {
 //
 //	m = m·β₁ + (1−β₁)·g
 //	v = v·β₂ + (1−β₂)·(g·g)
+//	p = p·Shrink                          (when Shrink ≠ 0)
 //	p -= lr/bc₁ · (m / (√v / √bc₂ + ε)),   bc = 1 − β^step
 //
 // with lr/bc₁ and √bc₂ taken in float64 and then rounded to T. float32
@@ -94,7 +99,8 @@ func (b *adamBody[T]) do(lo, hi int) {
 // adamConsts are the per-step scalars of Adam, rounded to T.
 type adamConsts[T Float] struct {
 	b1, c1, b2, c2, stepSize, bc2Sqrt, eps T
-	zero                                   bool
+	shrink                                 T
+	shrinks, zero                          bool // shrinks: shrink ≠ 0, decided outside the vector code
 }
 
 func adamScalars[T Float](h AdamParams) adamConsts[T] {
@@ -104,7 +110,7 @@ func adamScalars[T Float](h AdamParams) adamConsts[T] {
 		b1: T(h.Beta1), c1: T(1 - h.Beta1),
 		b2: T(h.Beta2), c2: T(1 - h.Beta2),
 		stepSize: T(h.LR / bc1), bc2Sqrt: T(math.Sqrt(bc2)), eps: T(h.Eps),
-		zero: h.ZeroGrad,
+		shrink: T(h.Shrink), shrinks: h.Shrink != 0, zero: h.ZeroGrad,
 	}
 }
 
@@ -112,13 +118,17 @@ func adamScalars[T Float](h AdamParams) adamConsts[T] {
 // specification of the vector levels.
 func adamRef[T Float](p, g, m, v []T, k *adamConsts[T]) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
-	b1, c1, b2, c2, stepSize, bc2Sqrt, eps := k.b1, k.c1, k.b2, k.c2, k.stepSize, k.bc2Sqrt, k.eps
+	b1, c1, b2, c2, stepSize, bc2Sqrt, eps, shrink := k.b1, k.c1, k.b2, k.c2, k.stepSize, k.bc2Sqrt, k.eps, k.shrink
 	for i, gi := range g {
 		mi := m[i]*b1 + c1*gi
 		vi := v[i]*b2 + c2*(gi*gi)
 		m[i], v[i] = mi, vi
 		denom := T(math.Sqrt(float64(vi)))/bc2Sqrt + eps
-		p[i] -= stepSize * (mi / denom)
+		pi := p[i]
+		if k.shrinks {
+			pi *= shrink
+		}
+		p[i] = pi - stepSize*(mi/denom)
 	}
 	if k.zero {
 		clear(g)

@@ -5,7 +5,8 @@ package kernel
 import "simd/archsimd"
 
 // The vector Adam steps: the operations of adamRef, lane by lane (no fused
-// multiply-add; Sqrt and Div are correctly rounded like the scalar ones).
+// multiply-add; Sqrt and Div are correctly rounded like the scalar ones;
+// the shrink a Mul, as Scale's).
 // Tails go through zero-padded copies.
 
 func adamAVX512(p, g, m, v []float32, k *adamConsts[float32]) {
@@ -13,6 +14,7 @@ func adamAVX512(p, g, m, v []float32, k *adamConsts[float32]) {
 	b1, c1 := archsimd.BroadcastFloat32x16(k.b1), archsimd.BroadcastFloat32x16(k.c1)
 	b2, c2 := archsimd.BroadcastFloat32x16(k.b2), archsimd.BroadcastFloat32x16(k.c2)
 	step, bc2, eps := archsimd.BroadcastFloat32x16(k.stepSize), archsimd.BroadcastFloat32x16(k.bc2Sqrt), archsimd.BroadcastFloat32x16(k.eps)
+	shrink := archsimd.BroadcastFloat32x16(k.shrink)
 	zero := bf16(0)
 	i := 0
 	for ; i+16 <= len(p); i += 16 {
@@ -25,7 +27,11 @@ func adamAVX512(p, g, m, v []float32, k *adamConsts[float32]) {
 		mi.StoreSlice(m[i:])
 		vi.StoreSlice(v[i:])
 		denom := vi.Sqrt().Div(bc2).Add(eps)
-		archsimd.LoadFloat32x16Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
+		pi := archsimd.LoadFloat32x16Slice(p[i:])
+		if k.shrinks {
+			pi = pi.Mul(shrink)
+		}
+		pi.Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
 	}
 	if i < len(p) {
 		clearUpper()
@@ -38,6 +44,7 @@ func adamAVX2(p, g, m, v []float32, k *adamConsts[float32]) {
 	b1, c1 := archsimd.BroadcastFloat32x8(k.b1), archsimd.BroadcastFloat32x8(k.c1)
 	b2, c2 := archsimd.BroadcastFloat32x8(k.b2), archsimd.BroadcastFloat32x8(k.c2)
 	step, bc2, eps := archsimd.BroadcastFloat32x8(k.stepSize), archsimd.BroadcastFloat32x8(k.bc2Sqrt), archsimd.BroadcastFloat32x8(k.eps)
+	shrink := archsimd.BroadcastFloat32x8(k.shrink)
 	zero := bf8(0)
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
@@ -50,7 +57,11 @@ func adamAVX2(p, g, m, v []float32, k *adamConsts[float32]) {
 		mi.StoreSlice(m[i:])
 		vi.StoreSlice(v[i:])
 		denom := vi.Sqrt().Div(bc2).Add(eps)
-		archsimd.LoadFloat32x8Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
+		pi := archsimd.LoadFloat32x8Slice(p[i:])
+		if k.shrinks {
+			pi = pi.Mul(shrink)
+		}
+		pi.Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
 	}
 	if i < len(p) {
 		clearUpper()
@@ -64,6 +75,7 @@ func adam64AVX512(p, g, m, v []float64, k *adamConsts[float64]) {
 	b1, c1 := bc8(k.b1), bc8(k.c1)
 	b2, c2 := bc8(k.b2), bc8(k.c2)
 	step, bc2, eps := bc8(k.stepSize), bc8(k.bc2Sqrt), bc8(k.eps)
+	shrink := bc8(k.shrink)
 	zero := bc8(0)
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
@@ -76,7 +88,11 @@ func adam64AVX512(p, g, m, v []float64, k *adamConsts[float64]) {
 		mi.StoreSlice(m[i:])
 		vi.StoreSlice(v[i:])
 		denom := vi.Sqrt().Div(bc2).Add(eps)
-		archsimd.LoadFloat64x8Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
+		pi := archsimd.LoadFloat64x8Slice(p[i:])
+		if k.shrinks {
+			pi = pi.Mul(shrink)
+		}
+		pi.Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
 	}
 	if i < len(p) {
 		clearUpper()
@@ -90,6 +106,7 @@ func adam64AVX2(p, g, m, v []float64, k *adamConsts[float64]) {
 	b1, c1 := bc4(k.b1), bc4(k.c1)
 	b2, c2 := bc4(k.b2), bc4(k.c2)
 	step, bc2, eps := bc4(k.stepSize), bc4(k.bc2Sqrt), bc4(k.eps)
+	shrink := bc4(k.shrink)
 	zero := bc4(0)
 	i := 0
 	for ; i+4 <= len(p); i += 4 {
@@ -102,7 +119,11 @@ func adam64AVX2(p, g, m, v []float64, k *adamConsts[float64]) {
 		mi.StoreSlice(m[i:])
 		vi.StoreSlice(v[i:])
 		denom := vi.Sqrt().Div(bc2).Add(eps)
-		archsimd.LoadFloat64x4Slice(p[i:]).Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
+		pi := archsimd.LoadFloat64x4Slice(p[i:])
+		if k.shrinks {
+			pi = pi.Mul(shrink)
+		}
+		pi.Sub(step.Mul(mi.Div(denom))).StoreSlice(p[i:])
 	}
 	if i < len(p) {
 		clearUpper()

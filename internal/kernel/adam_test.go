@@ -174,3 +174,38 @@ func BenchmarkAdam(b *testing.B) {
 		report(b, float64(n)*float64(b.N)/1e6, cpuTime()-c0, "Mvalues")
 	})
 }
+
+// TestAdamShrink: a step with Shrink gives the bits of Scale by the same
+// factor followed by the plain step, on every level, split or not,
+// float32 and float64.
+func TestAdamShrink(t *testing.T) {
+	const shrink = float32(1 - 1e-3*0.05)
+	h := AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 3}
+	hs := h
+	hs.Shrink = float64(shrink)
+	eachLevel(t, func(t *testing.T) {
+		for _, n := range []int{1, 17, 70_001} {
+			for _, w := range []int{1, 3} {
+				r := rand.New(rand.NewPCG(uint64(n), 11))
+				p, g, m, v := adamInputs(r, n)
+				wp, wm, wv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
+				p64, g64, m64, v64 := to64(p), to64(g), to64(m), to64(v)
+				wp64, wm64, wv64 := slices.Clone(p64), slices.Clone(m64), slices.Clone(v64)
+				withWorkers(w, func() {
+					Scale(shrink, wp)
+					Adam(wp, g, wm, wv, h)
+					Adam(p, g, m, v, hs)
+					Scale(float64(shrink), wp64)
+					Adam(wp64, g64, wm64, wv64, h)
+					Adam(p64, g64, m64, v64, hs)
+				})
+				name := fmt.Sprintf("n=%d workers=%d", n, w)
+				equalBits(t, name+" p", p, wp)
+				equalBits(t, name+" m", m, wm)
+				equalBits(t, name+" v", v, wv)
+				equalBits(t, name+" float64 p", p64, wp64)
+				equalBits(t, name+" float64 m", m64, wm64)
+			}
+		}
+	})
+}
