@@ -1,5 +1,6 @@
 // Package optim holds the optimiser of the training loop: Adam with
-// PyTorch's semantics (torch.optim.Adam, no weight decay, no amsgrad).
+// PyTorch's semantics (torch.optim.Adam, no weight decay, no amsgrad),
+// and on request a decoupled weight decay (AdamW's, Adam.Shrink).
 package optim
 
 import (

@@ -6,7 +6,8 @@ import (
 )
 
 // AdamParams are the scalars of one step of torch.optim.Adam (no weight
-// decay, no amsgrad) for one parameter tensor.
+// decay, no amsgrad; a decoupled decay by Shrink) for one parameter
+// tensor.
 type AdamParams struct {
 	LR, Beta1, Beta2, Eps float64
 	Step                  int // the tensor's step count, from 1
