@@ -91,29 +91,47 @@ func TestAdamZeroGrad(t *testing.T) {
 	h := AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 3}
 	hz := h
 	hz.ZeroGrad = true
+	t.Run("float32", func(t *testing.T) {
+		adamAgainst(t, 9, func(p, g, m, v []float32) { Adam(p, g, m, v, hz) },
+			func(p, g, m, v []float32) { Adam(p, g, m, v, h); clear(g) })
+	})
+	t.Run("float64", func(t *testing.T) {
+		adamAgainst(t, 9, func(p, g, m, v []float64) { Adam(p, g, m, v, hz) },
+			func(p, g, m, v []float64) { Adam(p, g, m, v, h); clear(g) })
+	})
+}
+
+// adamAgainst runs, on every level, split over one goroutine or three,
+// a variant of the step on inputs of several lengths and want on copies
+// of them, and compares p, g, m and v to the bit.
+func adamAgainst[T Float](t *testing.T, seed uint64, variant, want func(p, g, m, v []T)) {
 	eachLevel(t, func(t *testing.T) {
 		for _, n := range []int{1, 17, 70_001} {
 			for _, w := range []int{1, 3} {
-				r := rand.New(rand.NewPCG(uint64(n), 9))
-				p, g, m, v := adamInputs(r, n)
-				wp, wm, wv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
+				r := rand.New(rand.NewPCG(uint64(n), seed))
+				p32, g32, m32, v32 := adamInputs(r, n)
+				p, g, m, v := asFloat[T](p32), asFloat[T](g32), asFloat[T](m32), asFloat[T](v32)
+				wp, wg, wm, wv := slices.Clone(p), slices.Clone(g), slices.Clone(m), slices.Clone(v)
 				withWorkers(w, func() {
-					Adam(wp, g, wm, wv, h)
-					Adam(p, g, m, v, hz)
+					want(wp, wg, wm, wv)
+					variant(p, g, m, v)
 				})
 				name := fmt.Sprintf("n=%d workers=%d", n, w)
 				equalBits(t, name+" p", p, wp)
+				equalBits(t, name+" g", g, wg)
 				equalBits(t, name+" m", m, wm)
 				equalBits(t, name+" v", v, wv)
-				equalBits(t, name+" g", g, make([]float32, n))
 			}
 		}
 	})
-	g := []float64{1, -2, 3}
-	Adam(make([]float64, 3), g, make([]float64, 3), make([]float64, 3), hz)
-	if g[0] != 0 || g[1] != 0 || g[2] != 0 {
-		t.Errorf("float64 gradient after the step: %v, want zeros", g)
+}
+
+func asFloat[T Float](x []float32) []T {
+	out := make([]T, len(x))
+	for i, v := range x {
+		out[i] = T(v)
 	}
+	return out
 }
 
 // TestAdamAll: one pass over several tensors of mixed sizes and step
@@ -200,29 +218,12 @@ func TestAdamShrink(t *testing.T) {
 	h := AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 3}
 	hs := h
 	hs.Shrink = float64(shrink)
-	eachLevel(t, func(t *testing.T) {
-		for _, n := range []int{1, 17, 70_001} {
-			for _, w := range []int{1, 3} {
-				r := rand.New(rand.NewPCG(uint64(n), 11))
-				p, g, m, v := adamInputs(r, n)
-				wp, wm, wv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
-				p64, g64, m64, v64 := to64(p), to64(g), to64(m), to64(v)
-				wp64, wm64, wv64 := slices.Clone(p64), slices.Clone(m64), slices.Clone(v64)
-				withWorkers(w, func() {
-					Scale(shrink, wp)
-					Adam(wp, g, wm, wv, h)
-					Adam(p, g, m, v, hs)
-					Scale(float64(shrink), wp64)
-					Adam(wp64, g64, wm64, wv64, h)
-					Adam(p64, g64, m64, v64, hs)
-				})
-				name := fmt.Sprintf("n=%d workers=%d", n, w)
-				equalBits(t, name+" p", p, wp)
-				equalBits(t, name+" m", m, wm)
-				equalBits(t, name+" v", v, wv)
-				equalBits(t, name+" float64 p", p64, wp64)
-				equalBits(t, name+" float64 m", m64, wm64)
-			}
-		}
+	t.Run("float32", func(t *testing.T) {
+		adamAgainst(t, 11, func(p, g, m, v []float32) { Adam(p, g, m, v, hs) },
+			func(p, g, m, v []float32) { Scale(shrink, p); Adam(p, g, m, v, h) })
+	})
+	t.Run("float64", func(t *testing.T) {
+		adamAgainst(t, 11, func(p, g, m, v []float64) { Adam(p, g, m, v, hs) },
+			func(p, g, m, v []float64) { Scale(float64(shrink), p); Adam(p, g, m, v, h) })
 	})
 }
