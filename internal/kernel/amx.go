@@ -7,10 +7,13 @@ import "fmt"
 // (16 rows × 16 words) and two B tiles (16 words of k × 16 columns). B is
 // PackedBF16's panel as it lies (rows of 32 words; a B tile is half of 16
 // of them), its k padded to whole tiles; A is packed row by row
-// (packAAMX). TDPBF16PS sums, per element, the odd then the even product
-// of each word pair in order of k, rounding each add to nearest even and
-// flushing denormals, as VDPBF16PS does: amxTileGo, the kernel's
-// specification, is microBF16Go's sum over a 32 × 32 block.
+// (packAAMX). amxTileGo, the kernel's specification, is microBF16Go's sum
+// over a 32 × 32 block: per element, the odd then the even product of
+// each word pair in order of k, each add rounded to nearest even with
+// denormals flushed, as VDPBF16PS does. TDPBF16PS rounds and flushes
+// alike but need not add in that order (Intel's pseudo-code writes the
+// even product first, or keeps even and odd sums apart until a final
+// add), so TestAMXTile holds the tiles to it within a tolerance.
 
 const (
 	amxBlock = 32 // rows and columns of C per kernel call
