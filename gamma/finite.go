@@ -58,9 +58,20 @@ func (w *Workspace[T]) GradNonFinite() string {
 // anchorGradNonFinite checks the entity gradient rows of the batch's
 // anchors.
 func (w *Workspace[T]) anchorGradNonFinite() bool {
-	m, t := w.m, &w.train
+	m := w.m
 	d, g := m.cfg.Dim, m.grads[m.entity]
-	for _, r := range t.runs {
+	for id := range w.anchors {
+		if nonFinite(g[int(id)*2*d : (int(id)+1)*2*d]) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchors yields the entity of every anchor of the batch's queries (an
+// entity once per anchor it fills).
+func (w *Workspace[T]) anchors(yield func(int32) bool) {
+	for _, r := range w.train.runs {
 		p := r.prog
 		for i := range p.instrs {
 			in := &p.instrs[i]
@@ -68,14 +79,12 @@ func (w *Workspace[T]) anchorGradNonFinite() bool {
 				continue
 			}
 			for b := 0; b < r.rows; b++ {
-				id := int(r.ids[b*p.slots+in.slot])
-				if nonFinite(g[id*2*d : (id+1)*2*d]) {
-					return true
+				if !yield(r.ids[b*p.slots+in.slot]) {
+					return
 				}
 			}
 		}
 	}
-	return false
 }
 
 // nonFinite reports whether x holds a NaN or an infinity, or values whose

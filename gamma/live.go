@@ -39,19 +39,9 @@ func (w *Workspace[T]) liveRows() {
 	m, t := w.m, &w.train
 	d, g := m.cfg.Dim, m.grad(m.entity)
 	extra := t.liveScratch[:0]
-	for _, r := range t.runs {
-		p := r.prog
-		for i := range p.instrs {
-			in := &p.instrs[i]
-			if in.kind != opAnchor {
-				continue
-			}
-			for b := 0; b < r.rows; b++ {
-				id := r.ids[b*p.slots+in.slot]
-				if _, ok := slices.BinarySearch(t.uniq, id); !ok {
-					extra = append(extra, id)
-				}
-			}
+	for id := range w.anchors {
+		if _, ok := slices.BinarySearch(t.uniq, id); !ok {
+			extra = append(extra, id)
 		}
 	}
 	slices.Sort(extra)
