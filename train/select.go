@@ -2,6 +2,8 @@ package train
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/query"
@@ -66,5 +68,21 @@ func selectGroups(cfg *Config, d *dataset.Dataset) (*selection, error) {
 	if len(sel.path)+len(sel.other) == 0 {
 		return nil, fmt.Errorf("no training queries: the dataset has none of the structures %v", cfg.Structures)
 	}
+	if left := unselected(d, sel); len(left) > 0 {
+		sel.notes = append(sel.notes, fmt.Sprintf("the dataset's train split also has %s, which the training structures (--structures) do not name: not trained on", strings.Join(left, ", ")))
+	}
 	return sel, nil
+}
+
+// unselected lists the dataset's training groups that sel leaves out, as
+// "NAME (N queries)": a user who generated them most likely meant to
+// train on them.
+func unselected(d *dataset.Dataset, sel *selection) []string {
+	var left []string
+	for _, g := range d.Train.Groups {
+		if g.Len() > 0 && !slices.Contains(sel.path, g) && !slices.Contains(sel.other, g) {
+			left = append(left, fmt.Sprintf("%s (%d queries)", g.Name(), g.Len()))
+		}
+	}
+	return left
 }
