@@ -25,7 +25,7 @@ func (m *Model[T]) EntityGradSparse() {
 // EntityGradSparse: the gradient is zero in every other row, whatever the
 // table holds there. Otherwise it returns nil and false: the table's
 // gradient is all there is. The slice is the workspace's, valid until the
-// next Forward.
+// next Backward.
 func (w *Workspace[T]) EntityGradRows() ([]int32, bool) {
 	t := &w.train
 	return t.live, t.liveSet

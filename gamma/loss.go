@@ -336,8 +336,9 @@ func (w *Workspace[T]) Backward() error {
 	if !overwrite && m.partialEntity {
 		return errPartialEntity
 	}
-	// With sparseEntity the rows no candidate reaches stay stale (not
-	// stale: not cleared), and liveRows lists the rows written.
+	// After EntityGradStale the table's rows that no candidate reaches
+	// are cleared (stale); after EntityGradSparse they are left as they
+	// are (sparse), and liveRows lists the rows written.
 	sparse := m.staleEntity && m.sparseEntity
 	stale := m.staleEntity && !sparse
 	m.zeroGrads, m.staleEntity, m.sparseEntity, m.partialEntity = false, false, false, sparse
