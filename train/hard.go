@@ -1,12 +1,8 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gammae/gammae/dataset"
@@ -17,10 +13,8 @@ import (
 
 // hardKeep bounds the hard negatives kept per query: a pin query's
 // relaxation (a 2p query) can reach thousands of entities, and a batch
-// draws a few of them per row. hardBlock is the number of queries
-// hardSets answers between two subsampling passes. (Variables for the
-// tests only.)
-var hardKeep, hardBlock = 128, 4096
+// draws a few of them per row.
+const hardKeep = 128
 
 // HardSet holds, for each query of a group with a negation, entities its
 // negations must remove: the answers on the training graph of the query
@@ -40,10 +34,8 @@ func (h *HardSet) Len() int { return len(h.ids) }
 
 // hardSets returns each group's hard negatives, nil for the groups whose
 // queries have no negation to drop. A query with more than hardKeep keeps a
-// random subset of them, drawn from seed. workers goroutines answer the
-// relaxed queries (a 2p relaxation can reach thousands of entities); the
-// result does not depend on their number.
-func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64, workers int) ([]*HardSet, error) {
+// random subset of them, drawn from seed.
+func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, error) {
 	out := make([]*HardSet, len(groups))
 	for gi, grp := range groups {
 		if _, ok := query.Relax(grp.Template); !ok {
@@ -51,65 +43,34 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64, workers int) ([
 		}
 		rng := rand.New(rand.NewPCG(seed, uint64(gi)))
 		h := &HardSet{off: make([]int64, 1, grp.Len()+1)}
-		// Blocks of queries answered in parallel, then subsampled in query
-		// order from the one rng: the memory of one block's full lists.
-		for lo := 0; lo < grp.Len(); lo += hardBlock {
-			rows, err := hardRows(g, grp, lo, min(lo+hardBlock, grp.Len()), workers)
+		var buf, all []int32
+		for i := range grp.Len() {
+			r, _ := query.Relax(grp.Query(i))
+			s, err := exact.Execute(g, r)
 			if err != nil {
 				return nil, err
 			}
-			for _, buf := range rows {
-				if len(buf) > hardKeep {
-					for k := range hardKeep {
-						j := k + rng.IntN(len(buf)-k)
-						buf[k], buf[j] = buf[j], buf[k]
-					}
-					buf = buf[:hardKeep]
+			ans := grp.Answers(i)
+			buf = buf[:0]
+			all = s.AppendTo(all[:0])
+			for _, e := range all {
+				if !contains(ans, e) {
+					buf = append(buf, e)
 				}
-				h.ids = append(h.ids, buf...)
-				h.off = append(h.off, int64(len(h.ids)))
 			}
+			if len(buf) > hardKeep {
+				for k := range hardKeep {
+					j := k + rng.IntN(len(buf)-k)
+					buf[k], buf[j] = buf[j], buf[k]
+				}
+				buf = buf[:hardKeep]
+			}
+			h.ids = append(h.ids, buf...)
+			h.off = append(h.off, int64(len(h.ids)))
 		}
 		out[gi] = h
 	}
 	return out, nil
-}
-
-// hardRows returns, for queries [lo, hi) of grp, the answers of each one's
-// relaxation on g that are not its answers, ascending.
-func hardRows(g *kg.Graph, grp *dataset.Group, lo, hi, workers int) ([][]int32, error) {
-	rows := make([][]int32, hi-lo)
-	errs := make([]error, hi-lo)
-	var next atomic.Int64
-	next.Store(int64(lo))
-	var wg sync.WaitGroup
-	for range max(1, min(workers, hi-lo)) {
-		wg.Go(func() {
-			var all []int32
-			for i := int(next.Add(1) - 1); i < hi; i = int(next.Add(1) - 1) {
-				r, _ := query.Relax(grp.Query(i))
-				s, err := exact.Execute(g, r)
-				if err != nil {
-					errs[i-lo] = err
-					continue
-				}
-				ans := grp.Answers(i)
-				all = s.AppendTo(all[:0])
-				var buf []int32
-				for _, e := range all {
-					if !contains(ans, e) {
-						buf = append(buf, e)
-					}
-				}
-				rows[i-lo] = buf
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return rows, nil
 }
 
 // setupHard gives the streams their groups' hard negatives.
@@ -120,7 +81,7 @@ func (t *trainer) setupHard() error {
 		if s == nil {
 			continue
 		}
-		h, err := hardSets(t.ds.KG.Train, s.groups, t.cfg.Seed^uint64(0x4a7d+i), runtime.GOMAXPROCS(0))
+		h, err := hardSets(t.ds.KG.Train, s.groups, t.cfg.Seed^uint64(0x4a7d+i))
 		if err != nil {
 			return fmt.Errorf("hard negatives: %w", err)
 		}

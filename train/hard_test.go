@@ -3,14 +3,11 @@ package train
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/gammae/gammae/exact"
-	"github.com/gammae/gammae/kg"
 	"github.com/gammae/gammae/query"
-	"github.com/gammae/gammae/sample"
 )
 
 // TestHardSets: a negation query's hard negatives are the answers of its
@@ -18,7 +15,7 @@ import (
 // hardKeep of them when there are more); the other structures have none.
 func TestHardSets(t *testing.T) {
 	d, sel := tinyGroups(t)
-	hs, err := hardSets(d.KG.Train, sel.other, 1, 2)
+	hs, err := hardSets(d.KG.Train, sel.other, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,64 +58,6 @@ func TestHardSets(t *testing.T) {
 	}
 }
 
-// TestHardSetsWorkers: the hard negatives do not depend on the number of
-// goroutines answering the relaxed queries, nor on the blocks they are
-// answered in (with one kept a query, so that the rng's draws matter).
-func TestHardSetsWorkers(t *testing.T) {
-	// The tiny graph with 300 queries of each negation structure.
-	k, _, err := kg.LoadTriples(filepath.Join("..", "testdata", "tiny"), kg.TripleOptions{KeepUnseen: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := sample.Options{Seed: 3, Workers: 1, MaxAnswers: 100, MaxTries: 200}
-	if opt.Train, err = (sample.Sizes{Train: 40, NegTrain: 300, MaxAnswers: 100, MaxTries: 200}).Specs(kg.TrainSplit, []string{"2in", "3in", "inp", "pin", "pni"}); err != nil {
-		t.Fatal(err)
-	}
-	d, _, err := sample.Generate(context.Background(), k, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := tinyConfig()
-	cfg.Structures = []string{"2in", "3in", "inp", "pin", "pni"}
-	sel, err := selectGroups(&cfg, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func(k, b int) { hardKeep, hardBlock = k, b }(hardKeep, hardBlock)
-	full, err := hardSets(d.KG.Train, sel.other, 5, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drawn := 0
-	for _, h := range full {
-		for i := 0; h != nil && i+1 < len(h.off); i++ {
-			if h.off[i+1]-h.off[i] > 1 {
-				drawn++
-			}
-		}
-	}
-	if drawn < 10 {
-		t.Fatalf("%d queries with more than one hard negative: the test checks few draws", drawn)
-	}
-	hardKeep = 1
-	want, err := hardSets(d.KG.Train, sel.other, 5, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hardBlock = 5
-	for _, w := range []int{1, 2, 7} {
-		got, err := hardSets(d.KG.Train, sel.other, 5, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for gi := range want {
-			if (got[gi] == nil) != (want[gi] == nil) || got[gi] != nil && (!slices.Equal(got[gi].off, want[gi].off) || !slices.Equal(got[gi].ids, want[gi].ids)) {
-				t.Fatalf("group %d: %d workers give other hard negatives than one", gi, w)
-			}
-		}
-	}
-}
-
 // TestStreamHardNegatives: each negation row draws HardPerRow of its hard
 // negatives, into its own first negatives or the batch's shared ones (up
 // to the stream's count); a stream without them draws the same batch as
@@ -126,7 +65,7 @@ func TestHardSetsWorkers(t *testing.T) {
 func TestStreamHardNegatives(t *testing.T) {
 	d, sel := tinyGroups(t)
 	n := d.KG.Entities.Len()
-	hs, err := hardSets(d.KG.Train, sel.other, 1, 2)
+	hs, err := hardSets(d.KG.Train, sel.other, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
