@@ -58,20 +58,9 @@ func (w *Workspace[T]) GradNonFinite() string {
 // anchorGradNonFinite checks the entity gradient rows of the batch's
 // anchors.
 func (w *Workspace[T]) anchorGradNonFinite() bool {
-	m := w.m
+	m, t := w.m, &w.train
 	d, g := m.cfg.Dim, m.grads[m.entity]
-	for id := range w.anchors {
-		if nonFinite(g[int(id)*2*d : (int(id)+1)*2*d]) {
-			return true
-		}
-	}
-	return false
-}
-
-// anchors yields the entity of every anchor of the batch's queries (an
-// entity once per anchor it fills).
-func (w *Workspace[T]) anchors(yield func(int32) bool) {
-	for _, r := range w.train.runs {
+	for _, r := range t.runs {
 		p := r.prog
 		for i := range p.instrs {
 			in := &p.instrs[i]
@@ -79,12 +68,14 @@ func (w *Workspace[T]) anchors(yield func(int32) bool) {
 				continue
 			}
 			for b := 0; b < r.rows; b++ {
-				if !yield(r.ids[b*p.slots+in.slot]) {
-					return
+				id := int(r.ids[b*p.slots+in.slot])
+				if nonFinite(g[id*2*d : (id+1)*2*d]) {
+					return true
 				}
 			}
 		}
 	}
+	return false
 }
 
 // nonFinite reports whether x holds a NaN or an infinity, or values whose

@@ -331,27 +331,14 @@ func (w *Workspace[T]) Backward() error {
 			}
 		}
 	})
-	m := w.m
-	overwrite := m.zeroGrads || m.staleEntity
-	if !overwrite && m.partialEntity {
-		return errPartialEntity
-	}
-	// After EntityGradStale the table's rows that no candidate reaches
-	// are cleared (stale); after EntityGradSparse they are left as they
-	// are (sparse), and liveRows lists the rows written.
-	sparse := m.staleEntity && m.sparseEntity
-	stale := m.staleEntity && !sparse
-	m.zeroGrads, m.staleEntity, m.sparseEntity, m.partialEntity = false, false, false, sparse
+	overwrite, stale := w.m.zeroGrads || w.m.staleEntity, w.m.staleEntity
+	w.m.zeroGrads, w.m.staleEntity = false, false
 	if t.objective.dense() {
 		w.denseBackward(overwrite, stale)
 	} else {
 		w.entityBackward(overwrite, stale)
 	}
 	t.entityChecked = overwrite
-	t.live, t.liveSet = t.live[:0], false
-	if sparse {
-		w.liveRows()
-	}
 	w.queryBackward()
 	w.backward(t.runs)
 	return nil

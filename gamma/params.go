@@ -62,10 +62,6 @@ type Model[T kernel.Float] struct {
 	// table's is to be discarded (EntityGradStale): the next Backward
 	// writes every row of it.
 	staleEntity bool
-	// sparseEntity: with staleEntity, the next Backward leaves the rows it
-	// does not reach stale (EntityGradSparse); partialEntity: the last one
-	// did, so the table's gradient is not whole until ZeroGrad.
-	sparseEntity, partialEntity bool
 }
 
 // Config returns the model's configuration.
@@ -115,9 +111,7 @@ func (m *Model[T]) ZeroGrad() {
 // zeroed them as it read them: optim.Adam.ZeroGrads), as after ZeroGrad.
 // The next Backward then writes the entity table's gradient rows instead
 // of adding to them (the table's gradient is hundreds of MB at d = 800).
-func (m *Model[T]) GradsZeroed() {
-	m.zeroGrads, m.staleEntity, m.sparseEntity, m.partialEntity = true, false, false, false
-}
+func (m *Model[T]) GradsZeroed() { m.zeroGrads, m.staleEntity = true, false }
 
 // EntityGradStale tells the model that every gradient but the entity
 // table's is zero and the table's holds values to be discarded: an
@@ -125,9 +119,7 @@ func (m *Model[T]) GradsZeroed() {
 // alone. The next Backward then writes every row of the table's gradient
 // (zero where no candidate reaches it) instead of adding to it, so
 // neither the optimiser nor ZeroGrad spends a pass writing zeros over it.
-func (m *Model[T]) EntityGradStale() {
-	m.zeroGrads, m.staleEntity, m.sparseEntity, m.partialEntity = false, true, false, false
-}
+func (m *Model[T]) EntityGradStale() { m.zeroGrads, m.staleEntity = false, true }
 
 // EntityParam is the index of the entity table among the parameters.
 func (m *Model[T]) EntityParam() int { return m.entity }

@@ -64,12 +64,8 @@ type trainState[T kernel.Float] struct {
 	// held a NaN or an infinity (see GradNonFinite).
 	entityChecked bool
 	entityBad     [scoreBlocks]bool
-	// live, when liveSet: the entity rows the last Backward wrote, after
-	// EntityGradSparse (EntityGradRows); liveScratch: liveRows' buffer.
-	live, liveScratch []int32
-	liveSet           bool
-	part              [maxParts][]T    // per-part scratch
-	dists             func(lo, hi int) // pairDists, bound once
+	part          [maxParts][]T    // per-part scratch
+	dists         func(lo, hi int) // pairDists, bound once
 }
 
 // candidates lists the distinct entities among the positives and negatives

@@ -27,11 +27,7 @@ type Adam[T kernel.Float] struct {
 	// with the bits of kernel.Scale before Step. A parameter without a
 	// gradient is shrunk all the same, in a pass of its own.
 	Shrink []float64
-	// Live, by parameter index, lists the rows of a parameter that hold a
-	// gradient this step (nil or absent: every row): the others' gradient
-	// is taken as zero and not read (kernel.AdamTensor.Live).
-	Live  []*kernel.Rows
-	state []moments[T]
+	state  []moments[T]
 }
 
 type moments[T kernel.Float] struct {
@@ -85,11 +81,7 @@ func (a *Adam[T]) Step(params, grads [][]T) error {
 			s.m, s.v = make([]T, len(g)), make([]T, len(g))
 		}
 		s.step++
-		var live *kernel.Rows
-		if i < len(a.Live) {
-			live = a.Live[i]
-		}
-		ts = append(ts, kernel.AdamTensor[T]{P: params[i], G: g, M: s.m, V: s.v, Live: live,
+		ts = append(ts, kernel.AdamTensor[T]{P: params[i], G: g, M: s.m, V: s.v,
 			AdamParams: kernel.AdamParams{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, Step: s.step, ZeroGrad: a.ZeroGrads && !(i < len(a.KeepGrads) && a.KeepGrads[i]), Shrink: shrink}})
 	}
 	// One pass over all tensors (kernel.AdamAll: vectors for float32,

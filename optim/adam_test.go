@@ -155,39 +155,6 @@ func checkShrink[T kernel.Float](t *testing.T) {
 	}
 }
 
-// TestAdamLive: a parameter's Live rows make its other rows' gradient
-// zero and unread (here: NaN, which would spread if read), for that
-// parameter only, and a step without Live reads every row again.
-func TestAdamLive(t *testing.T) {
-	nan := math.NaN()
-	p := [][]float64{{1, 2, 3, 4, 5, 6}, {1, 2}}
-	g := [][]float64{{0.5, -1, nan, nan, 2, 0.25}, {3, -3}}
-	want := [][]float64{slices.Clone(p[0]), slices.Clone(p[1])}
-	wg := [][]float64{{0.5, -1, 0, 0, 2, 0.25}, {3, -3}}
-	a, b := NewAdam[float64](0.1), NewAdam[float64](0.1)
-	a.Live = []*kernel.Rows{{IDs: []int32{0, 2}, Width: 2}}
-	if err := a.Step(p, g); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Step(want, wg); err != nil {
-		t.Fatal(err)
-	}
-	for i := range p {
-		for j := range p[i] {
-			if p[i][j] != want[i][j] {
-				t.Errorf("parameter %d[%d]: %v with Live, %v with the gradient zeroed", i, j, p[i][j], want[i][j])
-			}
-		}
-	}
-	a.Live = nil
-	if err := a.Step(p, g); err != nil {
-		t.Fatal(err)
-	}
-	if !math.IsNaN(p[0][2]) {
-		t.Errorf("a step without Live did not read row 1: %v", p[0][2])
-	}
-}
-
 func TestAdamResetAndState(t *testing.T) {
 	g := [][]float32{{0.3, -0.2}, {1}}
 	run := func(a *Adam[float32], p [][]float32, steps int) {

@@ -18,7 +18,6 @@ import (
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/internal/cputime"
-	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/optim"
 	"github.com/gammae/gammae/progress"
 	"github.com/gammae/gammae/qe"
@@ -389,34 +388,15 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	}
 	t.skippedRun = 0
 	t.setShrink()
-	t.setLive()
 	if err := t.opt.Step(t.model.Tensors()); err != nil {
 		return 0, pre, err
 	}
-	// Adam zeroed every gradient but the entity table's, whose rows the
-	// next Backward reaches it overwrites, leaving the others stale: Adam
-	// is told which rows hold a gradient (setLive) and reads only those.
+	// Adam zeroed every gradient but the entity table's, which the next
+	// Backward overwrites.
 	t.gradsZero = true
-	t.model.EntityGradSparse()
+	t.model.EntityGradStale()
 	t.model.ParamsChanged()
 	return loss.Loss, pre, nil
-}
-
-// setLive tells the optimiser which rows of the entity table's gradient
-// the last Backward wrote, when it wrote only those (after
-// EntityGradSparse): the others hold stale values, and their gradient is
-// zero. A step updates every row all the same (the moments decay and the
-// values move, as with a zero gradient), but reads the gradient only
-// where a batch reached, a few thousand of the table's rows.
-func (t *trainer) setLive() {
-	e := t.model.EntityParam()
-	if len(t.opt.Live) != len(t.model.Params()) {
-		t.opt.Live = make([]*kernel.Rows, len(t.model.Params()))
-	}
-	t.opt.Live[e] = nil
-	if rows, ok := t.ws.EntityGradRows(); ok {
-		t.opt.Live[e] = &kernel.Rows{IDs: rows, Width: 2 * t.model.Config().Dim}
-	}
 }
 
 // setShrink sets the optimiser's decoupled decays (AdamW's) for the

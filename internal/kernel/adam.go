@@ -3,7 +3,6 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // AdamParams are the scalars of one step of torch.optim.Adam (no weight
@@ -43,19 +42,6 @@ func Adam[T Float](p, g, m, v []T, h AdamParams) {
 type AdamTensor[T Float] struct {
 	P, G, M, V []T
 	AdamParams
-	// Live, when not nil, says the gradient is zero outside the rows it
-	// lists, and G is not read there (it may hold anything): most rows of
-	// an entity table get no gradient in a step, and their update still
-	// runs (the moments decay, the value moves), with the bits of a zero
-	// gradient. ZeroGrad then zeroes only the rows listed.
-	Live *Rows
-}
-
-// Rows lists rows of a tensor of rows of Width values: IDs ascending, no
-// repeats.
-type Rows struct {
-	IDs   []int32
-	Width int
 }
 
 // AdamAll applies Adam to every tensor of ts (each as Adam would, to the
@@ -73,17 +59,8 @@ func AdamAll[T Float](ts []AdamTensor[T]) {
 			panic(fmt.Sprintf("kernel.Adam: lengths %d, %d, %d, %d differ", len(t.P), len(t.G), len(t.M), len(t.V)))
 		}
 		b.k = append(b.k, adamScalars[T](t.AdamParams))
-		step := grainStream
-		if t.Live != nil {
-			checkLive(t.Live, len(t.P))
-			// Chunks of whole rows.
-			step = max(1, grainStream/t.Live.Width) * t.Live.Width
-			if b.zeros == nil {
-				b.zeros = make([]T, adamZeros)
-			}
-		}
-		for lo := 0; lo < len(t.P); lo += step {
-			b.chunks = append(b.chunks, adamChunk{t: i, lo: lo, hi: min(lo+step, len(t.P))})
+		for lo := 0; lo < len(t.P); lo += grainStream {
+			b.chunks = append(b.chunks, adamChunk{t: i, lo: lo, hi: min(lo+grainStream, len(t.P))})
 		}
 		n += len(t.P)
 	}
@@ -97,81 +74,27 @@ func AdamAll[T Float](ts []AdamTensor[T]) {
 // adamChunk is a range of one tensor of an AdamAll step.
 type adamChunk struct{ t, lo, hi int }
 
-// adamZeros is the length of the zero gradient the rows without one are
-// updated with: small enough to stay in the first-level cache, so those
-// rows cost the reads and writes of p, m and v only.
-const adamZeros = 2048
-
-// checkLive panics unless r lists rows of a tensor of n values in
-// ascending order.
-func checkLive(r *Rows, n int) {
-	if r.Width <= 0 || n%r.Width != 0 {
-		panic(fmt.Sprintf("kernel.Adam: %d values are not rows of %d", n, r.Width))
-	}
-	prev := int32(-1)
-	for _, id := range r.IDs {
-		if id <= prev || int(id) >= n/r.Width {
-			panic(fmt.Sprintf("kernel.Adam: live row %d after %d, of %d rows", id, prev, n/r.Width))
-		}
-		prev = id
-	}
-}
-
 // adamBody is AdamAll's parallel body: chunks [lo, hi).
 type adamBody[T Float] struct {
 	ts     []AdamTensor[T]
 	k      []adamConsts[T]
 	chunks []adamChunk
-	zeros  []T // read only: the gradient of the rows a Live list leaves out
 }
 
 func (b *adamBody[T]) do(lo, hi int) {
 	for _, c := range b.chunks[lo:hi] {
 		t, k := &b.ts[c.t], &b.k[c.t]
-		if t.Live == nil {
-			adamRange(t.P[c.lo:c.hi], t.G[c.lo:c.hi], t.M[c.lo:c.hi], t.V[c.lo:c.hi], k)
+		p, g, m, v := t.P[c.lo:c.hi], t.G[c.lo:c.hi], t.M[c.lo:c.hi], t.V[c.lo:c.hi]
+		if p32, ok := any(p).([]float32); ok {
+			cur.adam(p32, any(g).([]float32), any(m).([]float32), any(v).([]float32), any(k).(*adamConsts[float32]))
 			continue
 		}
-		// Runs of live rows read G; the runs between them read zeros, with
-		// ZeroGrad off (the zeros are shared, and G is not theirs to clear).
-		w, ids := t.Live.Width, t.Live.IDs
-		i, _ := slices.BinarySearch(ids, int32(c.lo/w))
-		dead := *k
-		dead.zero = false
-		for at := c.lo; at < c.hi; {
-			if i < len(ids) && int(ids[i])*w == at {
-				end := at + w
-				for i++; i < len(ids) && int(ids[i])*w == end && end < c.hi; i++ {
-					end += w
-				}
-				adamRange(t.P[at:end], t.G[at:end], t.M[at:end], t.V[at:end], k)
-				at = end
-				continue
-			}
-			end := c.hi
-			if i < len(ids) {
-				end = min(end, int(ids[i])*w)
-			}
-			for at < end {
-				e := min(end, at+len(b.zeros))
-				adamRange(t.P[at:e], b.zeros[:e-at], t.M[at:e], t.V[at:e], &dead)
-				at = e
-			}
+		if p64, ok := any(p).([]float64); ok && cur.adam64 != nil {
+			cur.adam64(p64, any(g).([]float64), any(m).([]float64), any(v).([]float64), any(k).(*adamConsts[float64]))
+			continue
 		}
+		adamRef(p, g, m, v, k)
 	}
-}
-
-// adamRange runs the level's kernel (slices of one length).
-func adamRange[T Float](p, g, m, v []T, k *adamConsts[T]) {
-	if p32, ok := any(p).([]float32); ok {
-		cur.adam(p32, any(g).([]float32), any(m).([]float32), any(v).([]float32), any(k).(*adamConsts[float32]))
-		return
-	}
-	if p64, ok := any(p).([]float64); ok && cur.adam64 != nil {
-		cur.adam64(p64, any(g).([]float64), any(m).([]float64), any(v).([]float64), any(k).(*adamConsts[float64]))
-		return
-	}
-	adamRef(p, g, m, v, k)
 }
 
 // adamConsts are the per-step scalars of Adam, rounded to T.

@@ -126,65 +126,6 @@ func adamAgainst[T Float](t *testing.T, seed uint64, variant, want func(p, g, m,
 	})
 }
 
-// TestAdamLive: a step told which rows hold a gradient (AdamTensor.Live)
-// gives the bits of the dense step with the other rows' gradient zero,
-// never reads or writes the gradient there, and with ZeroGrad zeroes the
-// listed rows only; with every row listed, none, runs of rows and single
-// ones, across the chunks of the split.
-func TestAdamLive(t *testing.T) {
-	for _, zero := range []bool{false, true} {
-		h := AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 5, ZeroGrad: zero, Shrink: 0.999}
-		for _, pick := range []string{"some", "all", "none"} {
-			name := fmt.Sprintf("zerograd=%v/%s", zero, pick)
-			t.Run(name+"/float32", func(t *testing.T) { adamLive[float32](t, h, pick) })
-			t.Run(name+"/float64", func(t *testing.T) { adamLive[float64](t, h, pick) })
-		}
-	}
-}
-
-func adamLive[T Float](t *testing.T, h AdamParams, pick string) {
-	rows := func(n int) *Rows {
-		w := 1
-		for _, c := range []int{137, 17} {
-			if n%c == 0 {
-				w = c
-				break
-			}
-		}
-		r := &Rows{Width: w}
-		rng := rand.New(rand.NewPCG(uint64(n), 3))
-		for id := range n / w {
-			if pick == "all" || pick == "some" && (id == 0 || id == n/w-1 || rng.IntN(3) == 0) {
-				r.IDs = append(r.IDs, int32(id))
-			}
-		}
-		return r
-	}
-	live := func(r *Rows, i int) bool {
-		_, ok := slices.BinarySearch(r.IDs, int32(i/r.Width))
-		return ok
-	}
-	adamAgainst(t, 11, func(p, g, m, v []T) {
-		AdamAll([]AdamTensor[T]{{P: p, G: g, M: m, V: v, AdamParams: h, Live: rows(len(p))}})
-	}, func(p, g, m, v []T) {
-		r := rows(len(p))
-		gz := slices.Clone(g)
-		for i := range gz {
-			if !live(r, i) {
-				gz[i] = 0
-			}
-		}
-		hd := h
-		hd.ZeroGrad = false
-		Adam(p, gz, m, v, hd)
-		for i := range g {
-			if h.ZeroGrad && live(r, i) {
-				g[i] = 0
-			}
-		}
-	})
-}
-
 func asFloat[T Float](x []float32) []T {
 	out := make([]T, len(x))
 	for i, v := range x {
@@ -233,25 +174,6 @@ func TestAdamPanics(t *testing.T) {
 	Adam(make([]float32, 3), make([]float32, 3), make([]float32, 2), make([]float32, 3), AdamParams{})
 }
 
-func TestAdamLivePanics(t *testing.T) {
-	for _, r := range []Rows{
-		{Width: 0},
-		{Width: 4},                     // 6 values are not rows of 4
-		{Width: 2, IDs: []int32{1, 1}}, // repeated
-		{Width: 2, IDs: []int32{2, 1}}, // descending
-		{Width: 2, IDs: []int32{3}},    // past the last row
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%+v: no panic", r)
-				}
-			}()
-			AdamAll([]AdamTensor[float32]{{P: make([]float32, 6), G: make([]float32, 6), M: make([]float32, 6), V: make([]float32, 6), Live: &r}})
-		}()
-	}
-}
-
 // BenchmarkAdam runs a step over the FB15k-237 entity table at d = 800
 // (14505 × 1600 values, about NELL995's at d = 200): the vector levels
 // against the scalar loop, and a decoupled decay as a pass of its own
@@ -266,21 +188,13 @@ func BenchmarkAdam(b *testing.B) {
 	h := AdamParams{LR: 1e-4, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 10}
 	hs := h
 	hs.Shrink = 1 - 1e-4*0.05
-	// A training step's gradient reaches a few thousand rows: every fifth.
-	live := &Rows{Width: 1600}
-	for id := 0; id < 14505; id += 5 {
-		live.IDs = append(live.IDs, int32(id))
-	}
 	// plain: the step alone; decay=scale: a decoupled decay as a Scale
-	// pass before it; decay=shrink: the same decay in the step's pass;
-	// live=fifth: the plain step told that only a fifth of the rows have a
-	// gradient.
+	// pass before it; decay=shrink: the same decay in the step's pass.
 	for _, c := range []struct {
 		name  string
 		scale bool
 		h     AdamParams
-		live  *Rows
-	}{{"plain", false, h, nil}, {"decay=scale", true, h, nil}, {"decay=shrink", false, hs, nil}, {"live=fifth", false, h, live}} {
+	}{{"plain", false, h}, {"decay=scale", true, h}, {"decay=shrink", false, hs}} {
 		b.Run(c.name, func(b *testing.B) {
 			benchLevels(b, func(b *testing.B) {
 				c0 := cpuTime()
@@ -288,7 +202,7 @@ func BenchmarkAdam(b *testing.B) {
 					if c.scale {
 						Scale(float32(hs.Shrink), p)
 					}
-					AdamAll([]AdamTensor[float32]{{P: p, G: g, M: m, V: v, AdamParams: c.h, Live: c.live}})
+					Adam(p, g, m, v, c.h)
 				}
 				report(b, float64(n)*float64(b.N)/1e6, cpuTime()-c0, "Mvalues")
 			})
