@@ -423,6 +423,28 @@ func TestResumedBudgetRefits(t *testing.T) {
 	}
 }
 
+// TestBudgetFitSkipsWarmUp: the first fit of a budget's schedule leaves
+// the first iteration out, whose first touches of memory can take many
+// times an iteration: fitted on it, the schedule would be a fraction of
+// what the budget holds, and its first lr drop would come too early.
+func TestBudgetFitSkipsWarmUp(t *testing.T) {
+	d, cfg, dir := threeSecondRun(t)
+	slowFirst := func(it int, _ float64) {
+		if it == 1 {
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	// Stopped before any refit (30 s apart by default): the first fit alone.
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slowFirst, MaxIterations: 10}); err != nil {
+		t.Fatal(err)
+	}
+	// Counting the 300 ms would fit about 27 iterations of the 3 s; the
+	// tiny model's iterations take a few milliseconds.
+	if st := readState(t, dir); st.Steps < 300 {
+		t.Errorf("first fit: %d iterations in 3 s after a 300 ms first iteration; want the later iterations' rate (hundreds)", st.Steps)
+	}
+}
+
 // threeSecondRun is the data, configuration (a 3-second budget, two lr
 // drops) and directory of a budget run; it skips in -short mode.
 func threeSecondRun(t *testing.T) (*dataset.Dataset, Config, string) {
