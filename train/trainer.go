@@ -504,7 +504,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 	var refitAt time.Duration
 	refitRan := 0
 	// The first fit leaves the first iteration out: its first touches of
-	// the parameters and workspaces made it 10-20 times the next ones (d=200
+	// the parameters and workspaces made it 5-13 times the next ones (d=200
 	// to 300, FB15k-237), and a fit that counted it put the first lr drop
 	// at a quarter of a short budget, before the first refit could move it.
 	var warm time.Duration
