@@ -439,9 +439,10 @@ func TestBudgetFitSkipsWarmUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Counting the 300 ms would fit about 27 iterations of the 3 s; the
-	// tiny model's iterations take a few milliseconds.
-	if st := readState(t, dir); st.Steps < 300 {
-		t.Errorf("first fit: %d iterations in 3 s after a 300 ms first iteration; want the later iterations' rate (hundreds)", st.Steps)
+	// tiny model's iterations take a few milliseconds (the bound allows
+	// 30 ms, for a busy CI machine).
+	if st := readState(t, dir); st.Steps < 100 {
+		t.Errorf("first fit: %d iterations in 3 s after a 300 ms first iteration; want the later iterations' rate (at least 100)", st.Steps)
 	}
 }
 
