@@ -220,15 +220,7 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 		}
 		return nil
 	}
-	theta := w.buf(3, k)
-	for b := 0; b < rows; b++ {
-		for c := 0; c < k; c++ {
-			theta[c] = e.Theta(c, b)
-		}
-		for i := 0; i < n; i++ {
-			dst[b*n+i] = gamma - combine(e.mode, dist[b*n+i:], rows*n, theta, k)
-		}
-	}
+	combineAll(e, dst, dist, n, gamma)
 	return nil
 }
 

@@ -177,6 +177,48 @@ func TestInferenceFloat32(t *testing.T) {
 	}
 }
 
+// TestScoreAllUnionsFloat32: the float32 combining of union components
+// (vectorised exp and log for the mixture, split over goroutines on a
+// table this large) gives the float64 model's logits.
+func TestScoreAllUnionsFloat32(t *testing.T) {
+	for i, mode := range []Union{UnionMixture, UnionDNF} {
+		cfg := tinyConfig(mode)
+		cfg.Entities = 3000
+		rng := rand.New(rand.NewPCG(uint64(i), 11))
+		m64, err := New[float64](cfg, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m32, err := Load[float32](cfg, m64.Params())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := randomBatch(t, m64, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 24, 2, rng).Groups[0]
+		e64, err := m64.NewWorkspace().Embed(g.Program, g.IDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws32 := m32.NewWorkspace()
+		e32, err := ws32.Embed(g.Program, g.IDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, e64.Rows*cfg.Entities)
+		if err := m64.NewWorkspace().ScoreAll(e64, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, len(want))
+		if err := ws32.ScoreAll(e32, got); err != nil {
+			t.Fatal(err)
+		}
+		for j, w := range want {
+			if math.Abs(float64(got[j])-w) > 1e-4*max(1, math.Abs(w)) {
+				t.Fatalf("%s logit %d: %g in float32, %g in float64", mode, j, got[j], w)
+			}
+		}
+	}
+}
+
 // TestPackedWeightsFollowParams checks that inference after a training
 // step uses the current weights: after the parameters change and
 // ParamsChanged, the scores of several rows (packed weights and features)

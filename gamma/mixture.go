@@ -68,6 +68,59 @@ func combine[T kernel.Float](mode Union, dist []T, stride int, theta []T, k int)
 	return T(-(mx + math.Log(s)))
 }
 
+// combineAll sets dst (rows × n) to γ − combine(…) of every query row and
+// entity, from the k components' distances dist (k × rows × n), which it
+// overwrites. It is combine for a whole score table with the mixture's
+// exponentials and logarithm vectorised: the per-entity float64 calls made
+// mixture models score all entities 7 times slower than DNF ones.
+func combineAll[T kernel.Float](e Embedding[T], dst, dist []T, n int, gamma T) {
+	rows, k := e.Rows, e.Components()
+	size := rows * n
+	if e.mode == UnionDNF {
+		copy(dst, dist[:size])
+		for c := 1; c < k; c++ {
+			for j, v := range dist[c*size : (c+1)*size] {
+				dst[j] = min(dst[j], v)
+			}
+		}
+		for j, v := range dst {
+			dst[j] = gamma - v
+		}
+		return
+	}
+	// −ln Σ θ_c e^{−D_c} = −(m + ln Σ e^{x_c − m}) with x_c = ln θ_c − D_c
+	// and m = max_c x_c; dst holds m until the end.
+	mx := dst
+	for c := 0; c < k; c++ {
+		for b := 0; b < rows; b++ {
+			lt := T(math.Log(float64(e.Theta(c, b))))
+			x, o := dist[c*size+b*n:c*size+(b+1)*n], mx[b*n:(b+1)*n]
+			for i, v := range x {
+				x[i] = lt - v
+				if c == 0 || x[i] > o[i] {
+					o[i] = x[i]
+				}
+			}
+		}
+	}
+	for c := 0; c < k; c++ {
+		x := dist[c*size : (c+1)*size]
+		for j := range x {
+			x[j] -= mx[j]
+		}
+	}
+	all := dist[:k*size]
+	kernel.Exp(all, all)
+	s := dist[:size]
+	for c := 1; c < k; c++ {
+		kernel.Axpy(1, dist[c*size:(c+1)*size], s)
+	}
+	kernel.Log(s, s)
+	for j := range dst {
+		dst[j] = gamma + mx[j] + s[j]
+	}
+}
+
 // mixtureSum returns m and s with Σ θᵢ e^{−Dᵢ} = e^m·s, computed stably.
 func mixtureSum[T kernel.Float](dist []T, stride int, theta []T, k int) (m, s float64) {
 	m = math.Inf(-1)
