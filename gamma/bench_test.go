@@ -110,3 +110,36 @@ func benchBatch(b *testing.B, m *Model[float32], shapes []string, rows, negs int
 	}
 	return batch
 }
+
+// BenchmarkScoreAllUnion times scoring 64 2u queries against all entities
+// of a FB15k-237-sized model (d=200), per union mode: the mixture's
+// combining of the components should cost about DNF's, not a multiple.
+func BenchmarkScoreAllUnion(b *testing.B) {
+	for _, mode := range []Union{UnionMoment, UnionDNF, UnionMixture} {
+		b.Run(string(mode), func(b *testing.B) {
+			cfg := DefaultConfig(14505, 474)
+			cfg.Dim, cfg.Hidden, cfg.Union = 200, 400, mode
+			rng := rand.New(rand.NewPCG(1, 2))
+			m, err := New[float32](cfg, rng)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := benchBatch(b, m, []string{"((e,(r,)),(e,(r,)),(u,))"}, 64, 1, rng).Groups[0]
+			ws := m.NewWorkspace()
+			e, err := ws.Embed(g.Program, g.IDs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dst := make([]float32, e.Rows*cfg.Entities)
+			if err := ws.ScoreAll(e, dst); err != nil { // entity features, buffers
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := ws.ScoreAll(e, dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
