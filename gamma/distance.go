@@ -182,6 +182,7 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 		return fmt.Errorf("gamma: ScoreAll into %d values, want %d rows × %d entities", len(dst), rows, n)
 	}
 	feats := m.allFeatures()
+	gamma := T(m.cfg.Gamma)
 	q := w.buf(0, rows*2*d)
 	qs := w.buf(1, k*rows)
 	dist := dst
@@ -206,21 +207,21 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 		} else {
 			kernel.Gemm(false, true, rows, n, 2*d, 1, q, 2*d, feats.f, 2*d, 0, out, n)
 		}
-		for b := 0; b < rows; b++ {
-			o, qb := out[b*n:(b+1)*n], qs[c*rows+b]
-			for i := range o {
-				o[i] += feats.e[i] + qb
+		// The per-entity and per-query terms, and for one component the
+		// score γ − distance, in one parallel pass over the table.
+		shift := qs[c*rows : (c+1)*rows]
+		if k == 1 {
+			for b, v := range shift {
+				shift[b] = gamma - v
 			}
+			kernel.AffineRows(out, feats.e, rows, n, -1, shift)
+		} else {
+			kernel.AffineRows(out, feats.e, rows, n, 1, shift)
 		}
 	}
-	gamma := T(m.cfg.Gamma)
-	if k == 1 {
-		for i, v := range dst {
-			dst[i] = gamma - v
-		}
-		return nil
+	if k > 1 {
+		combineAll(e, dst, dist, n, gamma)
 	}
-	combineAll(e, dst, dist, n, gamma)
 	return nil
 }
 

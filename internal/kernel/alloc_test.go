@@ -31,6 +31,7 @@ func TestAllocs(t *testing.T) {
 		{"Digamma split", func() { Digamma(big2[:20_000], big[:20_000]) }},
 		{"Exp small", func() { Exp(small2, small) }},
 		{"AddBias split", func() { AddBias(big2, small[:100], 700, 100) }},
+		{"AffineRows split", func() { AffineRows(big2, small[:100], 700, 100, -1, small[:700]) }},
 		{"SumRows small", func() { SumRows(small2[:100], small, 8, 100) }},
 		{"SumRows split", func() { SumRows(big2[:2000], big, 35, 2000) }},
 		{"GammaFeatures", func() { GammaFeatures(small2[:400], out[:400], small[:400], small[400:], 0.15, 1e9) }},

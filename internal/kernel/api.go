@@ -189,6 +189,33 @@ func AddBiasReLU[T Float](c, bias []T, rows, cols int) {
 	addBiasRef(c, bias, rows, cols, true)
 }
 
+// AffineRows sets c[i·cols+j] = a·(c[i·cols+j] + x[j]) + b[i] for every row
+// i of the rows×cols matrix c, rows split over goroutines: the epilogue of a
+// score table (c the products, x a per-column term, b a per-row one) in one
+// pass, the sum rounded first.
+func AffineRows[T Float](c, x []T, rows, cols int, a T, b []T) {
+	defer clearUpper()
+	checkRows("AffineRows", len(c), len(x), rows, cols)
+	checkLen("AffineRows", len(b), rows)
+	if c32, ok := any(c).([]float32); ok {
+		x32, b32, a32 := any(x).([]float32), any(b).([]float32), float32(a)
+		if rows*cols <= grainStream {
+			for i := range rows {
+				cur.affine(c32[i*cols:(i+1)*cols], x32, a32, b32[i])
+			}
+			return
+		}
+		ab := affineBodies.get()
+		*ab = affineBody{c: c32, x: x32, b: b32, a: a32, cols: cols}
+		parallelRange(rows, max(1, grainStream/max(cols, 1)), ab)
+		affineBodies.put(ab)
+		return
+	}
+	for i := range rows {
+		affineRef(c[i*cols:(i+1)*cols], x, a, b[i])
+	}
+}
+
 // ReLUBackward zeroes dy[i] where y[i] ≤ 0 (y is the ReLU output), i.e.
 // dy *= (y > 0); dy and y have the same length.
 func ReLUBackward[T Float](dy, y []T) {

@@ -73,6 +73,18 @@ func addToAVX2(dst, x []float32) {
 
 func addBiasAVX2(c, bias []float32) { addToAVX2(c, bias) }
 
+// affineAVX2 does the scalar head first, as axpy: scalars live across the
+// vector loop would be spilled with legacy SSE moves.
+func affineAVX2(c, x []float32, a, b float32) {
+	c = c[:len(x)]
+	h := len(x) % 8
+	affineRef(c[:h], x[:h], a, b)
+	va, vb := archsimd.BroadcastFloat32x8(a), archsimd.BroadcastFloat32x8(b)
+	for i := h; i < len(x); i += 8 {
+		archsimd.LoadFloat32x8Slice(c[i:]).Add(archsimd.LoadFloat32x8Slice(x[i:])).MulAdd(va, vb).StoreSlice(c[i:])
+	}
+}
+
 func addBiasReLUAVX2(c, bias []float32) {
 	c = c[:len(bias)]
 	zero := archsimd.BroadcastFloat32x8(0)

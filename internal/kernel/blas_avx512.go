@@ -72,6 +72,18 @@ func addToAVX512(dst, x []float32) {
 
 func addBiasAVX512(c, bias []float32) { addToAVX512(c, bias) }
 
+// affineAVX512 does the scalar head first, as axpy: scalars live across the
+// vector loop would be spilled with legacy SSE moves.
+func affineAVX512(c, x []float32, a, b float32) {
+	c = c[:len(x)]
+	h := len(x) % 16
+	affineRef(c[:h], x[:h], a, b)
+	va, vb := archsimd.BroadcastFloat32x16(a), archsimd.BroadcastFloat32x16(b)
+	for i := h; i < len(x); i += 16 {
+		archsimd.LoadFloat32x16Slice(c[i:]).Add(archsimd.LoadFloat32x16Slice(x[i:])).MulAdd(va, vb).StoreSlice(c[i:])
+	}
+}
+
 func addBiasReLUAVX512(c, bias []float32) {
 	c = c[:len(bias)]
 	zero := archsimd.BroadcastFloat32x16(0)

@@ -82,6 +82,16 @@ func TestMatrixHelpers(t *testing.T) {
 				t.Fatalf("AddBiasReLU turned NaN into %g", got[3])
 			}
 
+			shift := randSlice(r, rows)
+			for _, a := range []float32{1, -1, 0.5} {
+				got, want = slices.Clone(c), slices.Clone(c)
+				AffineRows(got, bias, rows, cols, a, shift)
+				for i := range rows {
+					affineRef(want[i*cols:(i+1)*cols], bias, a, shift[i])
+				}
+				equalBits(t, "AffineRows", got, want)
+			}
+
 			sums, wantSums := randSlice(r, cols), make([]float32, cols)
 			for _, w := range []int{1, 3} {
 				withWorkers(w, func() { SumRows(sums, c, rows, cols) })
@@ -97,6 +107,7 @@ func TestHelperPanics(t *testing.T) {
 		"Axpy":       func() { Axpy(1, make([]float32, 3), make([]float32, 2)) },
 		"CopyStream": func() { CopyStream(make([]float32, 3), make([]float32, 2)) },
 		"AddBias":    func() { AddBias(make([]float32, 6), make([]float32, 2), 2, 3) },
+		"AffineRows": func() { AffineRows(make([]float32, 6), make([]float32, 3), 2, 3, 1, make([]float32, 1)) },
 		"SumRows":    func() { SumRows(make([]float64, 3), make([]float64, 5), 2, 3) },
 		"Lgamma":     func() { Lgamma(make([]float32, 3), make([]float32, 4)) },
 	} {

@@ -45,6 +45,21 @@ func (b *rowsBody) do(lo, hi int) {
 
 var rowsBodies pool[rowsBody]
 
+// affineBody runs cur.affine on rows [lo, hi) of c.
+type affineBody struct {
+	c, x, b []float32
+	a       float32
+	cols    int
+}
+
+func (ab *affineBody) do(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		cur.affine(ab.c[i*ab.cols:(i+1)*ab.cols], ab.x, ab.a, ab.b[i])
+	}
+}
+
+var affineBodies pool[affineBody]
+
 // sumRowsBody sums the columns [lo, hi) of x into dst, a strip at a time.
 type sumRowsBody struct {
 	dst, x     []float32

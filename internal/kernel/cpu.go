@@ -36,8 +36,9 @@ type impl struct {
 	addBias      func(c, bias []float32) // one row: c += bias
 	addBiasReLU  func(c, bias []float32) // one row: c = relu(c + bias)
 	reluBackward func(dy, y []float32)
-	addTo        func(dst, x []float32)   // dst += x
-	stream       func(dst, src []float32) // copy, bypassing the cache where it can
+	addTo        func(dst, x []float32)             // dst += x
+	affine       func(c, x []float32, a, b float32) // c = a·(c + x) + b
+	stream       func(dst, src []float32)           // copy, bypassing the cache where it can
 	adam         func(p, g, m, v []float32, k *adamConsts[float32])
 	adam64       func(p, g, m, v []float64, k *adamConsts[float64]) // nil: the scalar loop
 	// The baselines' row scores (rows64.go); nil: the pure-Go loops.
@@ -91,6 +92,7 @@ var goImpl = impl{
 	addBiasReLU:  addBiasReLUGo,
 	reluBackward: reluBackwardGo,
 	addTo:        addToGo,
+	affine:       affineRef[float32],
 	stream:       streamGo,
 	adam:         adamRef[float32],
 	features:     featuresGo,

@@ -130,6 +130,14 @@ func addBiasRef[T Float](c, bias []T, rows, cols int, relu bool) {
 	}
 }
 
+// affineRef sets c = a·(c + x) + b elementwise, the sum first.
+func affineRef[T Float](c, x []T, a, b T) {
+	c = c[:len(x)]
+	for j, v := range x {
+		c[j] = a*(c[j]+v) + b
+	}
+}
+
 func reluBackwardRef[T Float](dy, y []T) {
 	for i, v := range y {
 		if !(v > 0) {
