@@ -57,7 +57,8 @@ func fb3p(b *testing.B, e *Engine) query.Node {
 
 // BenchmarkAnswerFB15k237 times answering 3p queries with top-10 on a
 // FB15k-237-sized model: one query alone, and batches as the batcher forms
-// them under concurrent load (ns/op is per batch).
+// them under concurrent load (ns/op is per batch), with the products in
+// fp32 and in bf16.
 func BenchmarkAnswerFB15k237(b *testing.B) {
 	if _, err := os.Stat(filepath.Join("..", "..", "shared", "data", "FB15k-237-betae")); err != nil {
 		b.Skipf("FB15k-237-betae not found in ../shared/data: %v", err)
@@ -67,19 +68,26 @@ func BenchmarkAnswerFB15k237(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := fb3p(b, e)
-	for _, rows := range []int{1, 8} {
-		qs := make([]query.Node, rows)
-		for i := range qs {
-			qs[i] = q
+	defer e.model.SetPrecision("fp32")
+	for _, prec := range []gamma.Precision{"fp32", "bf16"} {
+		if err := e.model.SetPrecision(prec); err != nil {
+			b.Fatal(err)
 		}
-		b.Run("3p/batch="+string(rune('0'+rows)), func(b *testing.B) {
-			e.AnswerQueries(context.Background(), qs, 10) // settle buffers and entity features
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, errs := e.AnswerQueries(context.Background(), qs, 10); errs[0] != nil {
-					b.Fatal(errs[0])
-				}
+		for _, rows := range []int{1, 8} {
+			qs := make([]query.Node, rows)
+			for i := range qs {
+				qs[i] = q
 			}
-		})
+			b.Run(fmt.Sprintf("%s/3p/batch=%d", prec, rows), func(b *testing.B) {
+				e.AnswerQueries(context.Background(), qs, 10) // settle buffers and entity features
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, errs := e.AnswerQueries(context.Background(), qs, 10); errs[0] != nil {
+						b.Fatal(errs[0])
+					}
+				}
+			})
+		}
 	}
 }

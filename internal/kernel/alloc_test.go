@@ -19,6 +19,7 @@ func TestAllocs(t *testing.T) {
 	}
 	a, b, c := randSlice(r, 96*96), randSlice(r, 96*96), randSlice(r, 96*96)
 	q, w, out := randSlice(r, 2*600), randSlice(r, 600*600), randSlice(r, 2*600)
+	pb := PackBF16(true, 64, 100, b[:100*64], 64)
 	cases := []struct {
 		name string
 		f    func()
@@ -36,6 +37,8 @@ func TestAllocs(t *testing.T) {
 		{"SumRows split", func() { SumRows(big2[:2000], big, 35, 2000) }},
 		{"GammaFeatures", func() { GammaFeatures(small2[:400], out[:400], small[:400], small[400:], 0.15, 1e9) }},
 		{"GammaFeaturesGrad", func() { GammaFeaturesGrad(small2[:400], out[:400], small[:400], small[400:], 1, 0.15, 1e9) }},
+		{"GemmPackedBF16 edge", func() { GemmPackedBF16(3, out[:3*64], 64, pb, c[:3*100], 100) }},
+		{"GemmPackedBF16 full", func() { GemmPackedBF16(16, a[:16*64], 64, pb, c[:16*100], 100) }},
 		{"Gemm blocked", func() { Gemm(false, true, 96, 96, 96, 1, a, 96, b, 96, 0, c, 96) }},
 		{"Gemm small NT", func() { Gemm(false, true, 2, 600, 600, 1, q, 600, w, 600, 0, out, 600) }},
 		{"Gemm small NN", func() { Gemm(false, false, 2, 600, 600, 1, q, 600, w, 600, 1, out, 600) }},

@@ -85,7 +85,12 @@ func mulAMX(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float32, ldc
 	pn := (n + bf16Cols - 1) / bf16Cols
 	tileOf := cur.amx
 	parallelFor(pn, 4, w, bodyFunc(func(lo, hi int) {
-		var tile [amxBlock * amxBlock]float32
+		var tile *[amxBlock * amxBlock]float32 // edge tiles, from tiles
+		defer func() {
+			if tile != nil {
+				tiles.Put(tile)
+			}
+		}()
 		for q := lo; q < hi; q++ {
 			bp := p.d[q*kpad*bf16Cols : (q+1)*kpad*bf16Cols]
 			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
@@ -95,6 +100,9 @@ func mulAMX(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float32, ldc
 				if rows == amxBlock && cols == amxBlock && beta == 0 {
 					tileOf(kpad/amxWords, a, kpad, bp, c[i0*ldc+j0:], ldc)
 					continue
+				}
+				if tile == nil {
+					tile = tiles.Get().(*[amxBlock * amxBlock]float32)
 				}
 				tileOf(kpad/amxWords, a, kpad, bp, tile[:], amxBlock)
 				storeTile(c[i0*ldc+j0:], ldc, tile[:], amxBlock, rows, cols, beta)

@@ -204,17 +204,31 @@ func mulBF16(w int, transA bool, m int, a []float32, lda int, p *PackedBF16, bet
 var packs = sync.Pool{New: func() any { return new(PackedBF16) }}
 
 // words keeps A packs from call to call: a training step's products would
-// otherwise allocate (and the collector clear) megabytes each.
-var words sync.Pool
+// otherwise allocate (and the collector clear) megabytes each. The slices
+// travel in holders that go back to holders when empty, so that neither
+// side allocates a header per call.
+var words, holders sync.Pool
 
 func getWords(n int) []uint32 {
-	if p, ok := words.Get().(*[]uint32); ok && cap(*p) >= n {
-		return (*p)[:n]
+	if h, ok := words.Get().(*[]uint32); ok {
+		w := *h
+		*h = nil
+		holders.Put(h)
+		if cap(w) >= n {
+			return w[:n]
+		}
 	}
 	return make([]uint32, n)
 }
 
-func putWords(w []uint32) { words.Put(&w) }
+func putWords(w []uint32) {
+	h, ok := holders.Get().(*[]uint32)
+	if !ok {
+		h = new([]uint32)
+	}
+	*h = w
+	words.Put(h)
+}
 
 // packABF16 rounds op(A) (m × k; stored k × m when transA) to bfloat16 in
 // the micro-kernel's A panels: 8 rows each, ⌈k/2⌉ words per row,
@@ -263,33 +277,61 @@ func packABF16(transA bool, m, k int, a []float32, lda int) []uint32 {
 // plus beta·C.
 func mulPackedBF16(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float32, ldc int) {
 	defer clearUpper()
-	n, kp, kpad := p.n, p.kp, p.kpad
-	pm := (m + bf16Rows - 1) / bf16Rows
 	micro := cur.bf16
 	if micro == nil {
 		micro = microBF16Go
 	}
-	pn := (n + bf16Cols - 1) / bf16Cols
 	// Each worker sweeps every A panel over a range of B panels: a B panel
 	// (kp × 32 words) stays in L1/L2 while the A panels stream.
-	parallelFor(pn, 4, w, bodyFunc(func(lo, hi int) {
-		var tile [bf16Rows * bf16Cols]float32
-		for q := lo; q < hi; q++ {
-			bp := p.d[q*kpad*bf16Cols : (q*kpad+kp)*bf16Cols]
-			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
-			for i := range pm {
-				a := ap[i*kp*bf16Rows : (i+1)*kp*bf16Rows]
-				i0, rows := i*bf16Rows, min(bf16Rows, m-i*bf16Rows)
-				if rows == bf16Rows && cols == bf16Cols && beta == 0 {
-					micro(kp, a, bp, c[i0*ldc+j0:], ldc)
-					continue
-				}
-				micro(kp, a, bp, tile[:], bf16Cols)
-				storeTile(c[i0*ldc+j0:], ldc, tile[:], bf16Cols, rows, cols, beta)
-			}
-		}
-	}))
+	b := bf16Bodies.get()
+	*b = bf16Body{micro: micro, m: m, ap: ap, p: p, beta: beta, c: c, ldc: ldc}
+	parallelFor((p.n+bf16Cols-1)/bf16Cols, 4, w, b)
+	bf16Bodies.put(b)
 }
+
+// bf16Body runs the micro-kernel on B panels [lo, hi) of a product.
+type bf16Body struct {
+	micro  func(kp int, a, b []uint32, c []float32, ldc int)
+	m, ldc int
+	ap     []uint32
+	p      *PackedBF16
+	beta   float32
+	c      []float32
+}
+
+var bf16Bodies pool[bf16Body]
+
+func (b *bf16Body) do(lo, hi int) {
+	p, m, c, ldc := b.p, b.m, b.c, b.ldc
+	n, kp, kpad := p.n, p.kp, p.kpad
+	var tile *[amxBlock * amxBlock]float32 // edge tiles, from tiles
+	for q := lo; q < hi; q++ {
+		bp := p.d[q*kpad*bf16Cols : (q*kpad+kp)*bf16Cols]
+		j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
+		for i := range (m + bf16Rows - 1) / bf16Rows {
+			a := b.ap[i*kp*bf16Rows : (i+1)*kp*bf16Rows]
+			i0, rows := i*bf16Rows, min(bf16Rows, m-i*bf16Rows)
+			if rows == bf16Rows && cols == bf16Cols && b.beta == 0 {
+				b.micro(kp, a, bp, c[i0*ldc+j0:], ldc)
+				continue
+			}
+			if tile == nil {
+				tile = tiles.Get().(*[amxBlock * amxBlock]float32)
+			}
+			b.micro(kp, a, bp, tile[:], bf16Cols)
+			storeTile(c[i0*ldc+j0:], ldc, tile[:], bf16Cols, rows, cols, b.beta)
+		}
+	}
+	if tile != nil {
+		tiles.Put(tile)
+	}
+}
+
+// tiles holds the products' edge tiles (rows or columns past C's): a tile
+// local to a worker's body escapes, the kernels being function values, and
+// one allocated per chunk made a few-row product, all edge, allocate and
+// clear ~100 KB (serving's entity scores).
+var tiles = sync.Pool{New: func() any { return new([amxBlock * amxBlock]float32) }}
 
 // storeTile sets the rows × cols block of c (row stride ldc) to that of
 // tile (row stride tw) plus beta times itself.
