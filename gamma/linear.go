@@ -246,11 +246,13 @@ const sideShareWork = 1 << 25
 func (m *Model[T]) mulWT(pm prod, rows int, x []T, ldx, w, off, k, ldw int, y []T, n int) {
 	var p *kernel.PackedB
 	switch {
-	case rows < packMinRows:
 	case pm&prodPacked != 0 && m.bf16:
-		// Inference in bf16: the weights packed once, rounded.
+		// Inference in bf16: the weights packed once, rounded; one row
+		// too, the product being memory-bound and the packed weights half
+		// the bytes of the float32 ones.
 		m.gemmPackedBF16(pm, rows, x, ldx, m.packedBF16(w, off, k, n, ldw, true), y, n)
 		return
+	case rows < packMinRows:
 	case pm&prodPacked == 0:
 		if p16 := m.trainPackedBF16(pm, w, off, k, n, ldw, true); p16 != nil {
 			m.gemmPackedBF16(pm, rows, x, ldx, p16, y, n)
