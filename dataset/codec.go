@@ -1,13 +1,15 @@
 package dataset
 
 // The binary dataset file (.gqd) holds a whole Dataset as raw little-endian
-// arrays so that loading is one read, one checksum and a few linear passes.
+// arrays so that loading is one read (a mapping of the file where the OS
+// has one), one checksum and a few linear passes; on little-endian hosts
+// the arrays of 4-byte values are used in place.
 //
 // Layout (all integers little-endian):
 //
 //	header, 24 bytes:
 //	  [0:8)   magic "GAMMAEQD"
-//	  [8:12)  uint32 format version (1)
+//	  [8:12)  uint32 format version (2; 1 is read too)
 //	  [12:16) uint32 CRC-32 (IEEE) of the payload
 //	  [16:24) uint64 payload length in bytes
 //	payload:
@@ -15,13 +17,16 @@ package dataset
 //	  uint64   N (entities), uint64 R (relations incl. inverses)
 //	  graph    the test graph's Out index, then its In index; each:
 //	             uint64 E, uint32 Off[N+1], int32 Rel[E], int32 Nbr[E],
-//	             uint8 Level[E] (0 train edge, 1 added by valid, 2 by test)
+//	             uint8 Level[E] (0 train edge, 1 added by valid, 2 by test), pad
 //	  split    train, valid, test; each: uint32 group count, then per group:
 //	             string shape, uint32 slots, uint64 n (queries),
 //	             int32 IDs[n*slots], uint32 AnsLen[n], int32 Ans[sum AnsLen],
 //	             uint32 EasyLen[n], int32 Easy[sum EasyLen]
 //	where strings = uint32 count, uint32 len[count], then the bytes of all
-//	strings back to back, and a string is uint32 len then its bytes.
+//	strings back to back, pad; a string is uint32 len, its bytes, pad; and
+//	pad is zero bytes up to a multiple of 4 of the payload's length
+//	(version 2; version 1 has none), so every array of 4-byte values
+//	starts 4-aligned.
 //
 // The train and valid graphs are the test graph's edges of level <= 0 and
 // <= 1: the nesting train ⊆ valid ⊆ test makes one index with a level per
@@ -41,7 +46,7 @@ import (
 
 const (
 	magic      = "GAMMAEQD"
-	version    = 1
+	version    = 2 // 1 had no padding; both are read
 	headerSize = 24
 )
 
@@ -80,11 +85,15 @@ func Save(path string, d *Dataset) error {
 // Load reads a dataset written by Save. Corrupt or truncated files give an
 // error naming the file, the byte offset and what was being read.
 func Load(path string) (*Dataset, error) {
-	b, err := os.ReadFile(path)
+	b, release, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return decode(path, b)
+	d, err := decode(path, b)
+	if err != nil {
+		release()
+	}
+	return d, err
 }
 
 // errTruncated marks a read past the end of the payload.
@@ -100,8 +109,9 @@ func decode(name string, b []byte) (*Dataset, error) {
 	if string(b[:len(magic)]) != magic {
 		return nil, fmt.Errorf("dataset %s: not a gammae dataset file (bad magic %q)", name, b[:len(magic)])
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != version {
-		return nil, fmt.Errorf("dataset %s: format version %d, this program reads version %d", name, v, version)
+	v := binary.LittleEndian.Uint32(b[8:])
+	if v != 1 && v != version {
+		return nil, fmt.Errorf("dataset %s: format version %d, this program reads versions 1 and %d", name, v, version)
 	}
 	sum := binary.LittleEndian.Uint32(b[12:])
 	size := binary.LittleEndian.Uint64(b[16:])
@@ -115,7 +125,7 @@ func decode(name string, b []byte) (*Dataset, error) {
 	if got := crc32.ChecksumIEEE(payload); got != sum {
 		return nil, fmt.Errorf("dataset %s: checksum mismatch (file says %08x, payload has %08x): the file is corrupt", name, sum, got)
 	}
-	r := &reader{b: payload, base: headerSize}
+	r := &reader{b: payload, base: headerSize, aligned: v >= 2}
 	d, err := decodePayload(r)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", name, err)

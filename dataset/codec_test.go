@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gammae/gammae/kg"
 )
@@ -150,5 +151,108 @@ func TestSaveRejects(t *testing.T) {
 				t.Errorf("failed Save left %v", entries)
 			}
 		})
+	}
+}
+
+// TestLoadVersion1: files written before the padding (format version 1,
+// testdata/tiny-v1.gqd) still load, and hold what a version 2 file of the
+// same dataset holds.
+func TestLoadVersion1(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tiny-v1.gqd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != 1 {
+		t.Fatalf("testdata/tiny-v1.gqd has version %d", v)
+	}
+	d1, err := Load(filepath.Join("testdata", "tiny-v1.gqd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1.KG.Entities.Len() == 0 || d1.Test.Group("2u") == nil {
+		t.Fatalf("version 1 file decoded empty")
+	}
+	path := filepath.Join(t.TempDir(), "v2.gqd")
+	if err := Save(path, d1); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := diff(d1, d2); s != "" {
+		t.Fatal(s)
+	}
+}
+
+// TestLoadInPlace: a mapped file's arrays are its bytes (no copies), with
+// their capacity clipped, and writing to one changes neither the file nor
+// a second load of it (the mapping is copy-on-write).
+func TestLoadInPlace(t *testing.T) {
+	defer func(m int64) { mapMin = m }(mapMin)
+	mapMin = 0
+	want := tinyDataset(t, 1)
+	path := filepath.Join(t.TempDir(), "tiny.gqd")
+	if err := Save(path, want); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := diff(want, got); s != "" {
+		t.Fatal(s)
+	}
+	g := got.Train.Groups[0]
+	if cap(g.IDs) != len(g.IDs) || cap(g.Ans) != len(g.Ans) {
+		t.Errorf("in-place arrays not clipped: len %d cap %d, len %d cap %d", len(g.IDs), cap(g.IDs), len(g.Ans), cap(g.Ans))
+	}
+	old := g.IDs[0]
+	g.IDs[0] = old + 1
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Fatal("writing to a loaded array changed the file")
+	}
+	again, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Train.Groups[0].IDs[0] != old {
+		t.Fatal("writing to a loaded array changed a second load")
+	}
+}
+
+// TestDecodeInPlace: on a little-endian host, decoding a 4-aligned buffer
+// uses its bytes for the arrays; an unaligned one gets copies with the
+// same values.
+func TestDecodeInPlace(t *testing.T) {
+	if !littleEndian {
+		t.Skip("big-endian host: arrays are always copied")
+	}
+	good := tinyFile(t)
+	buf := make([]byte, len(good)+4) // a fresh allocation is 8-aligned
+	for _, shift := range []int{0, 1} {
+		b := buf[shift : shift+len(good)]
+		copy(b, good)
+		d, err := decode("x.gqd", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := d.Train.Groups[0].IDs
+		p := uintptr(unsafe.Pointer(&ids[0]))
+		inside := p >= uintptr(unsafe.Pointer(&b[0])) && p < uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b))
+		if inside != (shift == 0) {
+			t.Errorf("shift %d: arrays in the buffer: %v", shift, inside)
+		}
+		if s := diff(tinyDataset(t, 1), d); s != "" {
+			t.Fatalf("shift %d: %s", shift, s)
+		}
 	}
 }

@@ -98,6 +98,7 @@ func writeAdjacency(w *writer, a kg.Adjacency, lv []byte) {
 	w.i32s(a.Rel)
 	w.i32s(a.Nbr)
 	w.write(lv)
+	w.pad()
 }
 
 // readAdjacency reads and validates one index: offsets non-decreasing from 0
@@ -121,6 +122,9 @@ func readAdjacency(r *reader, n, nr int, what string) (kg.Adjacency, []byte, err
 	}
 	lv, err := r.take(uint64(e), what+" edge levels")
 	if err != nil {
+		return a, nil, err
+	}
+	if err := r.pad(what + " edge levels"); err != nil {
 		return a, nil, err
 	}
 	bad := func(format string, args ...any) error {
