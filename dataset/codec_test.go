@@ -200,7 +200,7 @@ func TestLoadInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(path)
+	got, err := LoadMapped(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestLoadInPlace(t *testing.T) {
 	if string(after) != string(before) {
 		t.Fatal("writing to a loaded array changed the file")
 	}
-	again, err := Load(path)
+	again, err := LoadMapped(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,8 @@ type ImportOptions struct {
 	// KeepUnseen keeps, for named triples (ImportTriples through Open),
 	// the valid/test triples whose entity or relation train lacks.
 	KeepUnseen bool
+	// Mapped opens a saved dataset file with LoadMapped instead of Load.
+	Mapped bool
 }
 
 // Report says what ImportBenchmark read and what it computed.

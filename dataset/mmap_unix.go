@@ -11,14 +11,17 @@ import (
 var mapMin int64 = 1 << 20
 
 // readFile returns the bytes of a dataset file, and release, which gives
-// them back if the caller keeps nothing that points into them. A large
-// file is mapped copy-on-write rather than read: the checksum and the
-// in-place arrays then touch the page cache's pages instead of a fresh
-// copy (FB15k-237's 600 MB file loaded in 5 s, mostly page faults, where
-// the mapping takes under 1 s on the same host). A mapping stays for the
-// life of the process; gammae replaces dataset files by rename, never
-// rewrites one in place, so the file under a mapping does not change.
-func readFile(path string) (b []byte, release func(), err error) {
+// them back if the caller keeps nothing that points into them. With mapped,
+// a large file is mapped copy-on-write rather than read: the checksum and
+// the in-place arrays then touch the page cache's pages instead of a fresh
+// copy's (a first touch of memory is dear on some hosts: FB15k-237's
+// 600 MB file is read in 2-3 s and mapped in under 1 s on one). A mapping
+// stays for the life of the process.
+func readFile(path string, mapped bool) (b []byte, release func(), err error) {
+	if !mapped {
+		b, err = os.ReadFile(path)
+		return b, func() {}, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

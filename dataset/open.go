@@ -49,7 +49,7 @@ func Open(ctx context.Context, path, kind string, opts ImportOptions) (*Dataset,
 	}
 	switch kind {
 	case SourceFile:
-		d, err := Load(path)
+		d, err := load(path, opts.Mapped)
 		return d, nil, err
 	case SourceBenchmark:
 		return ImportBenchmark(ctx, path, opts)

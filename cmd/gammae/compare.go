@@ -99,7 +99,7 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, args []string) e
 			}
 			dataPath = first.meta.Dataset
 		}
-		d, _, err := dataset.Open(ctx, dataPath, dataset.SourceAuto, dataset.ImportOptions{Log: e.stderr})
+		d, _, err := dataset.Open(ctx, dataPath, dataset.SourceAuto, dataset.ImportOptions{Log: e.stderr, Mapped: true})
 		if err != nil {
 			return err
 		}

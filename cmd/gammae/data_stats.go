@@ -34,7 +34,7 @@ func init() {
 					return err
 				}
 				start := time.Now()
-				d, _, err := dataset.Open(ctx, args[0], k, dataset.ImportOptions{KeepUnseen: *keepUnseen})
+				d, _, err := dataset.Open(ctx, args[0], k, dataset.ImportOptions{KeepUnseen: *keepUnseen, Mapped: true})
 				if err != nil {
 					return err
 				}

@@ -121,7 +121,7 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	d, _, err := dataset.Open(ctx, dataPath, kind, dataset.ImportOptions{Log: e.stderr})
+	d, _, err := dataset.Open(ctx, dataPath, kind, dataset.ImportOptions{Log: e.stderr, Mapped: true})
 	if err != nil {
 		return err
 	}

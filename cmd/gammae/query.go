@@ -41,7 +41,7 @@ func init() {
 Query syntax:
   ` + wrapText(answer.Syntax, 76, "  "),
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error {
-			var mf modelFlags
+			mf := modelFlags{mapped: true} // a command that exits soon
 			mf.define(fs)
 			o := queryOptions{}
 			fs.IntVar(&o.k, "k", 10, "number of answers per query")
@@ -526,6 +526,9 @@ type modelFlags struct {
 	model, data, names, union string
 	precision                 string
 	last                      bool
+	// mapped maps the dataset file (dataset.LoadMapped): for commands that
+	// exit soon, not for a server, whose file may be rewritten under it.
+	mapped bool
 }
 
 func (f *modelFlags) define(fs *flag.FlagSet) {
@@ -583,7 +586,7 @@ func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
 			}
 		}
 	}
-	d, _, err := dataset.Open(ctx, lm.dataset, dataset.SourceAuto, dataset.ImportOptions{})
+	d, _, err := dataset.Open(ctx, lm.dataset, dataset.SourceAuto, dataset.ImportOptions{Mapped: f.mapped})
 	if err != nil {
 		if f.data == "" {
 			return nil, fmt.Errorf("dataset of run %s: %w (give another with --data)", f.model, err)
