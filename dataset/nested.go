@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/gammae/gammae/kg"
 )
@@ -120,6 +121,9 @@ func readAdjacency(r *reader, n, nr int, what string) (kg.Adjacency, []byte, err
 	if a.Nbr, err = r.i32s(uint64(e), what+" neighbours"); err != nil {
 		return a, nil, err
 	}
+	// The graph is copied, never left in place: a few MB, and a server
+	// that keeps only the graph then lets the file's buffer go.
+	a.Rel, a.Nbr = slices.Clone(a.Rel), slices.Clone(a.Nbr)
 	lv, err := r.take(uint64(e), what+" edge levels")
 	if err != nil {
 		return a, nil, err
