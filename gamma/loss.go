@@ -159,7 +159,7 @@ func (w *Workspace[T]) Forward(b *Batch, rng *rand.Rand) (Loss, error) {
 		r.score.crow0 = t.crows
 		t.crows += len(r.prog.outputs) * r.rows
 	}
-	parts(&t.part, max(featureScratch(d), 2*d, 2*k))
+	parts(&t.part, max(featureScratch(d), 2*d, (k+2)*t.cols+2*k)) // scoreRow's mixture rows: mixtureRow
 	if b.Objective.dense() {
 		w.queryTerms()
 		w.denseForward()
