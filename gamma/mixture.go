@@ -90,34 +90,45 @@ func combineAll[T kernel.Float](e Embedding[T], dst, dist []T, n int, gamma T) {
 	}
 	// −ln Σ θ_c e^{−D_c} = −(m + ln Σ e^{x_c − m}) with x_c = ln θ_c − D_c
 	// and m = max_c x_c; dst holds m until the end.
-	mx := dst
 	for c := 0; c < k; c++ {
 		for b := 0; b < rows; b++ {
 			lt := T(math.Log(float64(e.Theta(c, b))))
-			x, o := dist[c*size+b*n:c*size+(b+1)*n], mx[b*n:(b+1)*n]
+			x := dist[c*size+b*n : c*size+(b+1)*n]
 			for i, v := range x {
 				x[i] = lt - v
-				if c == 0 || x[i] > o[i] {
-					o[i] = x[i]
-				}
 			}
 		}
 	}
-	for c := 0; c < k; c++ {
-		x := dist[c*size : (c+1)*size]
-		for j := range x {
-			x[j] -= mx[j]
-		}
-	}
-	all := dist[:k*size]
-	kernel.Exp(all, all)
-	s := dist[:size]
-	for c := 1; c < k; c++ {
-		kernel.Axpy(1, dist[c*size:(c+1)*size], s)
-	}
+	mx, s := dst, dist[:size] // the sum over the first block, in place
+	expShifted(dist[:k*size], k, mx, s)
 	kernel.Log(s, s)
 	for j := range dst {
 		dst[j] = gamma + mx[j] + s[j]
+	}
+}
+
+// expShifted takes x as k blocks of n values xᶜ and sets mx to m = maxᶜ xᶜ,
+// each block to e^{xᶜ−m} and sum (which may be the first block) to their
+// sum: the stable form of Σᶜ e^{xᶜ} = e^m·sum that the mixture's logarithm
+// needs.
+func expShifted[T kernel.Float](x []T, k int, mx, sum []T) {
+	n := len(mx)
+	copy(mx, x[:n])
+	for c := 1; c < k; c++ {
+		for j, v := range x[c*n : (c+1)*n] {
+			mx[j] = max(mx[j], v)
+		}
+	}
+	for c := 0; c < k; c++ {
+		xc := x[c*n : (c+1)*n]
+		for j := range xc {
+			xc[j] -= mx[j]
+		}
+	}
+	kernel.Exp(x, x)
+	copy(sum, x[:n])
+	for c := 1; c < k; c++ {
+		kernel.Axpy(1, x[c*n:(c+1)*n], sum)
 	}
 }
 

@@ -289,22 +289,9 @@ func (w *Workspace[T]) mixtureRow(r *run[T], b int, theta, ds, buf []T) {
 		xc := x[c*cols : (c+1)*cols]
 		for j, v := range dist(c) {
 			xc[j] = lt - v
-			if c == 0 || xc[j] > mx[j] {
-				mx[j] = xc[j]
-			}
 		}
 	}
-	for c := 0; c < k; c++ {
-		xc := x[c*cols : (c+1)*cols]
-		for j := range xc {
-			xc[j] -= mx[j]
-		}
-	}
-	kernel.Exp(x, x)
-	copy(sum, x[:cols])
-	for c := 1; c < k; c++ {
-		kernel.Axpy(1, x[c*cols:(c+1)*cols], sum)
-	}
+	expShifted(x, k, mx, sum)
 	logits := t.logits[row*cols : (row+1)*cols]
 	kernel.Log(logits, sum)
 	gamma := T(w.m.cfg.Gamma)
