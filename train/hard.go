@@ -1,8 +1,12 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gammae/gammae/dataset"
@@ -34,43 +38,59 @@ func (h *HardSet) Len() int { return len(h.ids) }
 
 // hardSets returns each group's hard negatives, nil for the groups whose
 // queries have no negation to drop. A query with more than hardKeep keeps a
-// random subset of them, drawn from seed.
+// random subset of them, drawn from seed. The groups run side by side, one
+// per core (each with its own random source, so the sets do not depend on
+// the order): a run's start spent 2.6 s on FB15k-237's five negation
+// groups on one core.
 func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, error) {
 	out := make([]*HardSet, len(groups))
-	for gi, grp := range groups {
-		if _, ok := query.Relax(grp.Template); !ok {
-			continue
-		}
-		rng := rand.New(rand.NewPCG(seed, uint64(gi)))
-		h := &HardSet{off: make([]int64, 1, grp.Len()+1)}
-		var buf, all []int32
-		for i := range grp.Len() {
-			r, _ := query.Relax(grp.Query(i))
-			s, err := exact.Execute(g, r)
-			if err != nil {
-				return nil, err
+	errs := make([]error, len(groups))
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(groups)) {
+		wg.Go(func() {
+			for gi := int(next.Add(1) - 1); gi < len(groups); gi = int(next.Add(1) - 1) {
+				out[gi], errs[gi] = hardSet(g, groups[gi], rand.New(rand.NewPCG(seed, uint64(gi))))
 			}
-			ans := grp.Answers(i)
-			buf = buf[:0]
-			all = s.AppendTo(all[:0])
-			for _, e := range all {
-				if !contains(ans, e) {
-					buf = append(buf, e)
-				}
-			}
-			if len(buf) > hardKeep {
-				for k := range hardKeep {
-					j := k + rng.IntN(len(buf)-k)
-					buf[k], buf[j] = buf[j], buf[k]
-				}
-				buf = buf[:hardKeep]
-			}
-			h.ids = append(h.ids, buf...)
-			h.off = append(h.off, int64(len(h.ids)))
-		}
-		out[gi] = h
+		})
 	}
-	return out, nil
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// hardSet is hardSets for one group; nil when its queries have no
+// negation.
+func hardSet(g *kg.Graph, grp *dataset.Group, rng *rand.Rand) (*HardSet, error) {
+	if _, ok := query.Relax(grp.Template); !ok {
+		return nil, nil
+	}
+	h := &HardSet{off: make([]int64, 1, grp.Len()+1)}
+	var buf, all []int32
+	for i := range grp.Len() {
+		r, _ := query.Relax(grp.Query(i))
+		s, err := exact.Execute(g, r)
+		if err != nil {
+			return nil, err
+		}
+		ans := grp.Answers(i)
+		buf = buf[:0]
+		all = s.AppendTo(all[:0])
+		for _, e := range all {
+			if !contains(ans, e) {
+				buf = append(buf, e)
+			}
+		}
+		if len(buf) > hardKeep {
+			for k := range hardKeep {
+				j := k + rng.IntN(len(buf)-k)
+				buf[k], buf[j] = buf[j], buf[k]
+			}
+			buf = buf[:hardKeep]
+		}
+		h.ids = append(h.ids, buf...)
+		h.off = append(h.off, int64(len(h.ids)))
+	}
+	return h, nil
 }
 
 // setupHard gives the streams their groups' hard negatives.

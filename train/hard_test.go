@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -151,6 +152,27 @@ func TestTrainHardNegatives(t *testing.T) {
 		sum, err := Run(context.Background(), cfg, d, Options{})
 		if err != nil || sum.Iterations != 3 {
 			t.Fatalf("loss %s: %v after %v", loss, err, sum)
+		}
+	}
+}
+
+// TestHardSetsIndependentOfCores: the groups run side by side, each with
+// its own random source, so one core or several give the same sets.
+func TestHardSetsIndependentOfCores(t *testing.T) {
+	d, sel := tinyGroups(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, err := hardSets(d.KG.Train, sel.other, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GOMAXPROCS(4)
+	many, err := hardSets(d.KG.Train, sel.other, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gi := range one {
+		if (one[gi] == nil) != (many[gi] == nil) || one[gi] != nil && (!slices.Equal(one[gi].off, many[gi].off) || !slices.Equal(one[gi].ids, many[gi].ids)) {
+			t.Fatalf("group %s: hard sets differ between 1 and 4 cores", sel.other[gi].Name())
 		}
 	}
 }
