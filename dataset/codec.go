@@ -1,9 +1,9 @@
 package dataset
 
 // The binary dataset file (.gqd) holds a whole Dataset as raw little-endian
-// arrays so that loading is one read (a mapping of the file where the OS
-// has one), one checksum and a few linear passes; on little-endian hosts
-// the arrays of 4-byte values are used in place.
+// arrays so that loading is one read (or, LoadMapped, one mapping of the
+// file), one checksum and a few linear passes; on little-endian hosts the
+// arrays of 4-byte values are used in place.
 //
 // Layout (all integers little-endian):
 //
@@ -91,7 +91,7 @@ func Load(path string) (*Dataset, error) {
 // LoadMapped is Load with a large file mapped (copy-on-write) instead of
 // read, where the OS can: its arrays are then the page cache's pages, and
 // FB15k-237's 600 MB dataset loads in under a second where reading it takes
-// 2-3 s. The file must not be rewritten in place while the dataset is in
+// about 3 s on the same host. The file must not be rewritten in place while the dataset is in
 // use (gammae replaces files by rename, which is safe): truncating it
 // would crash the process. For commands that load, work briefly and exit.
 func LoadMapped(path string) (*Dataset, error) {

@@ -15,8 +15,8 @@ var mapMin int64 = 1 << 20
 // a large file is mapped copy-on-write rather than read: the checksum and
 // the in-place arrays then touch the page cache's pages instead of a fresh
 // copy's (a first touch of memory is dear on some hosts: FB15k-237's
-// 600 MB file is read in 2-3 s and mapped in under 1 s on one). A mapping
-// stays for the life of the process.
+// 600 MB file is read in about 3 s and mapped in under 1 s on one). A
+// mapping stays for the life of the process.
 func readFile(path string, mapped bool) (b []byte, release func(), err error) {
 	if !mapped {
 		b, err = os.ReadFile(path)
