@@ -185,14 +185,7 @@ func TestScoreAllUnionsFloat32(t *testing.T) {
 		cfg := tinyConfig(mode)
 		cfg.Entities = 3000
 		rng := rand.New(rand.NewPCG(uint64(i), 11))
-		m64, err := New[float64](cfg, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m32, err := Load[float32](cfg, m64.Params())
-		if err != nil {
-			t.Fatal(err)
-		}
+		m64, m32 := twins(t, cfg, rng)
 		g := randomBatch(t, m64, []string{"(((e,(r,)),(e,(r,)),(u,)),(r,))"}, 24, 2, rng).Groups[0]
 		e64, err := m64.NewWorkspace().Embed(g.Program, g.IDs)
 		if err != nil {
@@ -265,6 +258,14 @@ func twinModels(t *testing.T, entities, dim, hidden int, seed uint64) (Config, *
 	cfg := tinyConfig(UnionMoment)
 	cfg.Entities, cfg.Dim, cfg.Hidden = entities, dim, hidden
 	rng := rand.New(rand.NewPCG(seed, seed))
+	m64, m32 := twins(t, cfg, rng)
+	return cfg, m64, m32, rng
+}
+
+// twins returns a random float64 model of cfg drawn from rng and its
+// float32 copy.
+func twins(t *testing.T, cfg Config, rng *rand.Rand) (*Model[float64], *Model[float32]) {
+	t.Helper()
 	m64, err := New[float64](cfg, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +274,7 @@ func twinModels(t *testing.T, entities, dim, hidden int, seed uint64) (Config, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, m64, m32, rng
+	return m64, m32
 }
 
 // TestScoreAllBF16: with bfloat16 products the logits are the float32
