@@ -336,7 +336,7 @@ func (e *Engine) finishAll(s *scratch, ordered []*item, entropy []float64, n int
 	}
 	var wg sync.WaitGroup
 	for range workers - 1 {
-		wg.Go(work)
+		kernel.Go(&wg, work)
 	}
 	work()
 	wg.Wait()

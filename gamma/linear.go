@@ -219,6 +219,10 @@ func inferProd(train bool) prod {
 // faster than serial products side by side on a busy 2-core host (1–2 %
 // on a quiet one; within the noise at d=400), iterations alternated
 // within one run.
+//
+// A small net's partner starts with kernel.Go: a net of a few rows takes
+// ~0.1 ms, and a goroutine started with a plain go statement often began
+// only when the caller's net was done (kernel.Go says why).
 func (m *Model[T]) sideBySide(pm prod, rows int, fa, fb func(prod)) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		fa(pm)
@@ -230,7 +234,11 @@ func (m *Model[T]) sideBySide(pm prod, rows int, fa, fb func(prod)) {
 		pm |= prodSerial
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { fb(pm) })
+	if pm&prodSerial != 0 {
+		kernel.Go(&wg, func() { fb(pm) })
+	} else {
+		wg.Go(func() { fb(pm) })
+	}
 	fa(pm)
 	wg.Wait()
 }

@@ -2,7 +2,9 @@ package kernel
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countBody counts how often each index is visited.
@@ -62,5 +64,48 @@ func TestParallelForLateHelper(t *testing.T) {
 		if h != 1 {
 			t.Errorf("index %d done %d times", i, h)
 		}
+	}
+}
+
+// TestGo: Go runs every function, and wg waits for them all, whether the
+// caller yields to them or not.
+func TestGo(t *testing.T) {
+	var wg sync.WaitGroup
+	var ran atomic.Int64
+	for range 100 {
+		Go(&wg, func() { ran.Add(1) })
+	}
+	wg.Wait()
+	if got := ran.Load(); got != 100 {
+		t.Fatalf("ran %d functions, want 100", got)
+	}
+}
+
+// BenchmarkGoStart times how long a goroutine started beside a caller that
+// goes on working takes to begin (µs-to-start), after the cores have been
+// idle for a moment as between two queries: wg.Go against Go.
+func BenchmarkGoStart(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		start func(wg *sync.WaitGroup, f func())
+	}{
+		{"wg.Go", func(wg *sync.WaitGroup, f func()) { wg.Go(f) }},
+		{"Go", Go},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var total time.Duration
+			for b.Loop() {
+				time.Sleep(200 * time.Microsecond)
+				var wg sync.WaitGroup
+				var began atomic.Int64
+				t0 := time.Now()
+				c.start(&wg, func() { began.Store(int64(time.Since(t0))) })
+				for began.Load() == 0 && time.Since(t0) < time.Millisecond {
+				}
+				wg.Wait()
+				total += time.Duration(began.Load())
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-start")
+		})
 	}
 }
