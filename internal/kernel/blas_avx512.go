@@ -111,11 +111,3 @@ func reluBackwardAVX512(dy, y []float32) {
 		reluBackwardGo(dy[i:], y[i:])
 	}
 }
-
-// part16 copies up to 16 floats of s into a zero-padded array. Tails use
-// it rather than archsimd's SlicePart loads, which trip checkptr (go test
-// -race) on short slices.
-func part16(s []float32) (a [16]float32) {
-	copy(a[:], s)
-	return
-}

@@ -72,7 +72,8 @@ func clampReg16(x, lo, hi archsimd.Float32x16) archsimd.Float32x16 {
 
 func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 	var s [8]float64
-	i := featuresVecAVX512(f1, f2, xa, xb, archsimd.BroadcastFloat32x16(lo), archsimd.BroadcastFloat32x16(hi), &s)
+	var t tail16
+	i := featuresVecAVX512(f1, f2, xa, xb, archsimd.BroadcastFloat32x16(lo), archsimd.BroadcastFloat32x16(hi), &s, &t)
 	clearUpper() // the scalar tail runs on clean upper halves
 	for ; i < len(xa); i++ {
 		featureAt(f1, f2, xa, xb, lo, hi, i, &s)
@@ -86,7 +87,7 @@ func featuresAVX512(f1, f2, xa, xb []float32, lo, hi float32) float32 {
 // allocator reloads those with legacy SSE moves.
 //
 //go:noinline
-func featuresVecAVX512(f1, f2, xa, xb []float32, lo16, hi16 archsimd.Float32x16, s *[8]float64) int {
+func featuresVecAVX512(f1, f2, xa, xb []float32, lo16, hi16 archsimd.Float32x16, s *[8]float64, t *tail16) int {
 	n := len(xa)
 	f1, f2, xb = f1[:n], f2[:n], xb[:n]
 	one := bf16(1)
@@ -123,11 +124,14 @@ func featuresVecAVX512(f1, f2, xa, xb []float32, lo16, hi16 archsimd.Float32x16,
 		// the sums keep the twin's order. Scalar tails cost ~10 % of a
 		// d=200 iteration (200 = 6·32 + 8).
 		valid := archsimd.Mask32x16FromBits(0xffff >> (16 - (n - i)))
-		a := clampReg16(archsimd.LoadFloat32x16SlicePart(xa[i:]).Add(one), lo16, hi16)
-		b := clampReg16(archsimd.LoadFloat32x16SlicePart(xb[i:]).Add(one), lo16, hi16)
+		pa, pb := t.in(xa[i:], xb[i:])
+		a := clampReg16(archsimd.LoadMaskedFloat32x16(pa, valid).Add(one), lo16, hi16)
+		b := clampReg16(archsimd.LoadMaskedFloat32x16(pb, valid).Add(one), lo16, hi16)
 		psi, ent := psiEnt32x16(a)
-		log32x16(b).Sub(psi).StoreSlicePart(f1[i:])
-		a.Div(b).StoreSlicePart(f2[i:])
+		p1, p2 := t.out(f1[i:], f2[i:])
+		log32x16(b).Sub(psi).StoreMasked(p1, valid)
+		a.Div(b).StoreMasked(p2, valid)
+		t.flush(f1[i:], f2[i:])
 		ent = ent.Merge(bf16(0), valid)
 		acc = acc.Add(ent.GetLo().ConvertToFloat64()).Add(ent.GetHi().ConvertToFloat64())
 		i = n
@@ -137,7 +141,8 @@ func featuresVecAVX512(f1, f2, xa, xb []float32, lo16, hi16 archsimd.Float32x16,
 }
 
 func featuresGradAVX512(g1, g2, xa, xb []float32, ge, lo, hi float32) {
-	i := featuresGradVecAVX512(g1, g2, xa, xb, archsimd.BroadcastFloat32x16(ge), archsimd.BroadcastFloat32x16(lo), archsimd.BroadcastFloat32x16(hi))
+	var t tail16
+	i := featuresGradVecAVX512(g1, g2, xa, xb, archsimd.BroadcastFloat32x16(ge), archsimd.BroadcastFloat32x16(lo), archsimd.BroadcastFloat32x16(hi), &t)
 	clearUpper() // the scalar tail runs on clean upper halves
 	for ; i < len(xa); i++ {
 		featureGradAt(g1, g2, xa, xb, ge, lo, hi, i)
@@ -148,7 +153,7 @@ func featuresGradAVX512(g1, g2, xa, xb []float32, ge, lo, hi float32) {
 // for the reason featuresVecAVX512 is not.
 //
 //go:noinline
-func featuresGradVecAVX512(g1, g2, xa, xb []float32, ge16, lo16, hi16 archsimd.Float32x16) int {
+func featuresGradVecAVX512(g1, g2, xa, xb []float32, ge16, lo16, hi16 archsimd.Float32x16, t *tail16) int {
 	n := len(xa)
 	g1, g2, xb = g1[:n], g2[:n], xb[:n]
 	one := bf16(1)
@@ -167,12 +172,18 @@ func featuresGradVecAVX512(g1, g2, xa, xb []float32, ge16, lo16, hi16 archsimd.F
 	}
 	if i < n {
 		// The tail under a mask, as in featuresVecAVX512.
-		xa1 := archsimd.LoadFloat32x16SlicePart(xa[i:]).Add(one)
+		valid := archsimd.Mask32x16FromBits(0xffff >> (16 - (n - i)))
+		pa, pb := t.in(xa[i:], xb[i:])
+		xa1 := archsimd.LoadMaskedFloat32x16(pa, valid).Add(one)
+		xb1 := archsimd.LoadMaskedFloat32x16(pb, valid).Add(one)
 		tr, am := trigammaAm32x16(clampReg16(xa1, lo16, hi16))
-		u, v := archsimd.LoadFloat32x16SlicePart(g1[i:]), archsimd.LoadFloat32x16SlicePart(g2[i:])
-		ga, gb := featureGradVec16(u, v, xa1, archsimd.LoadFloat32x16SlicePart(xb[i:]).Add(one), tr, am, ge16, lo16, hi16)
-		ga.StoreSlicePart(g1[i:])
-		gb.StoreSlicePart(g2[i:])
+		p1, p2 := t.in(g1[i:], g2[i:]) // xa and xb are loaded: t is free
+		u, v := archsimd.LoadMaskedFloat32x16(p1, valid), archsimd.LoadMaskedFloat32x16(p2, valid)
+		ga, gb := featureGradVec16(u, v, xa1, xb1, tr, am, ge16, lo16, hi16)
+		p1, p2 = t.out(g1[i:], g2[i:])
+		ga.StoreMasked(p1, valid)
+		gb.StoreMasked(p2, valid)
+		t.flush(g1[i:], g2[i:])
 		i = n
 	}
 	return i
@@ -198,4 +209,65 @@ func featureGradVec16(u, v, xa1, xb1, tr, am, ge16, lo16, hi16 archsimd.Float32x
 	ga = ge16.MulAdd(am, v.MulAdd(ib, zero.Sub(tr.Mul(u))))
 	gb = u.Sub(v.Mul(a).Mul(ib)).Mul(ib)
 	return ga.Merge(zero, pa), gb.Merge(zero, pb)
+}
+
+// tail16 gives the last, short vectors of a pair of rows an array to be
+// loaded from and stored to under a mask: the rows' own memory when their
+// allocation holds 16 elements from there (rows inside a larger matrix, a
+// safe conversion), else its own arrays, copied in and out. archsimd's
+// SlicePart loads and stores convert a short slice to a pointer to a whole
+// vector's array whatever its allocation, which checkptr (go test -race)
+// rejects at an allocation's end (golang/go#80856). The vector functions
+// get their tail16 from their callers, whose zeroing of it (scalar
+// stores) runs before any vector code.
+type tail16 struct {
+	a, b   [16]float32
+	copied bool // out handed out a and b: flush copies them back
+}
+
+// in returns x's and y's next 16 elements (the first len(x) ≤ 16 valid).
+func (t *tail16) in(x, y []float32) (*[16]float32, *[16]float32) {
+	if cap(x) >= 16 && cap(y) >= 16 {
+		return (*[16]float32)(x[:16]), (*[16]float32)(y[:16])
+	}
+	copyIn16(&t.a, &t.b, x, y)
+	return &t.a, &t.b
+}
+
+// out returns where x's and y's next 16 elements are stored (the first
+// len(x) of them kept): their own memory when it holds them, else a and
+// b, for flush to copy back.
+func (t *tail16) out(x, y []float32) (*[16]float32, *[16]float32) {
+	if cap(x) >= 16 && cap(y) >= 16 {
+		return (*[16]float32)(x[:16]), (*[16]float32)(y[:16])
+	}
+	t.copied = true
+	return &t.a, &t.b
+}
+
+// flush copies what out handed out back to x and y (the first len(x)
+// elements), if it handed out t's arrays.
+func (t *tail16) flush(x, y []float32) {
+	if t.copied {
+		copyOut16(x, y, &t.a, &t.b)
+	}
+}
+
+// copyIn16 and copyOut16 copy a short tail between rows and arrays. They
+// are calls, not inlined: the caller's live vectors are spilled around a
+// call, so the vzeroupper before the copies (scalar code, and memmove's
+// SSE) cannot clobber them.
+//
+//go:noinline
+func copyIn16(a, b *[16]float32, x, y []float32) {
+	clearUpper()
+	copy(a[:], x)
+	copy(b[:], y[:len(x)])
+}
+
+//go:noinline
+func copyOut16(x, y []float32, a, b *[16]float32) {
+	clearUpper()
+	copy(x, a[:])
+	copy(y[:len(x)], b[:])
 }

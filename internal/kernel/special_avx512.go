@@ -160,15 +160,35 @@ func trigammaAVX512(dst, x []float32) { map64x8(dst, x, trigamma64x8) }
 // under a mask (its padding lanes are computed and dropped).
 func map64x8f(dst, x []float64, f func(archsimd.Float64x8) archsimd.Float64x8) {
 	dst = dst[:len(x)]
+	var t [8]float64 // declared before the vector code: its zeroing is scalar
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
 		f(archsimd.LoadFloat64x8Slice(x[i:])).StoreSlice(dst[i:])
 	}
 	if i < len(x) {
-		f(archsimd.LoadFloat64x8SlicePart(x[i:])).StoreSlicePart(dst[i:])
+		// Under a mask, through the slices' memory when their allocations
+		// hold 8 elements from i, else through an array (see tail16).
+		n := len(x) - i
+		valid := archsimd.Mask64x8FromBits(0xff >> (8 - n))
+		if cap(x[i:]) >= 8 && cap(dst[i:]) >= 8 {
+			f(archsimd.LoadMaskedFloat64x8((*[8]float64)(x[i:i+8]), valid)).StoreMasked((*[8]float64)(dst[i:i+8]), valid)
+			return
+		}
+		copy64(t[:], x[i:])
+		f(archsimd.LoadMaskedFloat64x8(&t, valid)).Store(&t)
+		copy64(dst[i:], t[:n])
 	}
 }
 
 func lgamma64AVX512(dst, x []float64)   { map64x8f(dst, x, lgamma64x8) }
 func digamma64AVX512(dst, x []float64)  { map64x8f(dst, x, digamma64x8) }
 func trigamma64AVX512(dst, x []float64) { map64x8f(dst, x, trigamma64x8) }
+
+// copy64 is copy behind a vzeroupper, for the tails of map64x8f; a call,
+// not inlined, for copyIn16's reason.
+//
+//go:noinline
+func copy64(dst, src []float64) {
+	clearUpper()
+	copy(dst, src)
+}
