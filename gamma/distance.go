@@ -209,13 +209,21 @@ func (w *Workspace[T]) ScoreAll(e Embedding[T], dst []T) error {
 		}
 		// The per-entity and per-query terms, and for one component the
 		// score γ − distance, in one parallel pass over the table.
+		// A mixture's components go in as x = ln θ − distance, the terms
+		// of its log-sum-exp (combineAll).
 		shift := qs[c*rows : (c+1)*rows]
-		if k == 1 {
+		switch {
+		case k == 1:
 			for b, v := range shift {
 				shift[b] = gamma - v
 			}
 			kernel.AffineRows(out, feats.e, rows, n, -1, shift)
-		} else {
+		case e.mode == UnionMixture:
+			for b, v := range shift {
+				shift[b] = T(math.Log(float64(e.Theta(c, b)))) - v
+			}
+			kernel.AffineRows(out, feats.e, rows, n, -1, shift)
+		default:
 			kernel.AffineRows(out, feats.e, rows, n, 1, shift)
 		}
 	}

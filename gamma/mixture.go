@@ -69,10 +69,12 @@ func combine[T kernel.Float](mode Union, dist []T, stride int, theta []T, k int)
 }
 
 // combineAll sets dst (rows × n) to γ − combine(…) of every query row and
-// entity, from the k components' distances dist (k × rows × n), which it
-// overwrites. It is combine for a whole score table with the mixture's
-// exponentials and logarithm vectorised: the per-entity float64 calls made
-// mixture models score all entities 7 times slower than DNF ones.
+// entity, from the k components' table dist (k × rows × n), which it
+// overwrites: their distances D_c, or for a mixture x_c = ln θ_c − D_c,
+// as ScoreAll leaves them. It is combine for a whole score table with the
+// mixture's exponentials and logarithm vectorised: the per-entity float64
+// calls made mixture models score all entities 7 times slower than DNF
+// ones.
 func combineAll[T kernel.Float](e Embedding[T], dst, dist []T, n int, gamma T) {
 	rows, k := e.Rows, e.Components()
 	size := rows * n
@@ -90,15 +92,6 @@ func combineAll[T kernel.Float](e Embedding[T], dst, dist []T, n int, gamma T) {
 	}
 	// −ln Σ θ_c e^{−D_c} = −(m + ln Σ e^{x_c − m}) with x_c = ln θ_c − D_c
 	// and m = max_c x_c; dst holds m until the end.
-	for c := 0; c < k; c++ {
-		for b := 0; b < rows; b++ {
-			lt := T(math.Log(float64(e.Theta(c, b))))
-			x := dist[c*size+b*n : c*size+(b+1)*n]
-			for i, v := range x {
-				x[i] = lt - v
-			}
-		}
-	}
 	mx, s := dst, dist[:size] // the sum over the first block, in place
 	expShifted(dist[:k*size], k, mx, s)
 	kernel.Log(s, s)
