@@ -151,9 +151,9 @@ func startHelpers(k int) {
 // and the new goroutine runs where it was queued. BenchmarkGoStart (a
 // caller working up to 1 ms; 2-core VM, Zen 5): wg.Go's goroutine began
 // after 530–650 µs on average (three runs), often only when the caller
-// stopped; Go's after 12–15 µs. For short splits answering queries: parallelFor's team does
-// without, since yielding on every call made a training iteration ~4 %
-// slower (its helpers are mostly awake there).
+// stopped; Go's after 12–15 µs. For short splits answering queries:
+// parallelFor's team does without, since yielding on every call made a
+// training iteration ~4 % slower (its helpers are mostly awake there).
 func Go(wg *sync.WaitGroup, f func()) {
 	wg.Go(f)
 	runtime.Gosched()
