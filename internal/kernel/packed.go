@@ -125,7 +125,7 @@ func gemmPacked(w, m int, alpha float32, a []float32, lda int, p *PackedB, beta 
 	}
 	pg := packedCalls.get()
 	*pg = g
-	parallelFor(g.jobs, 1, w, pg)
+	parallelForNow(g.jobs, 1, w, pg)
 	packedCalls.put(pg)
 }
 

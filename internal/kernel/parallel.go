@@ -28,7 +28,19 @@ type body interface{ do(lo, hi int) }
 // counter, so a core slowed by other work simply takes fewer. The caller
 // never waits for a helper that has not started: if none is free it does
 // every chunk itself. It returns when all chunks are done.
-func parallelFor(n, size, w int, b body) {
+func parallelFor(n, size, w int, b body) { parallelRun(n, size, w, b, false) }
+
+// parallelForNow is parallelFor for the products of a few query rows
+// (answering queries: m ≤ 16): after offering the chunks the caller
+// yields, so that a helper starts on them at once (Go says why). Measured
+// with GAMMAE_BENCH_SIZE=400,800,2 go test ./answer -bench
+// AnswerFB15k237, 5 alternations (medians): a bf16 3p query alone 1.05 →
+// 0.95 ms, fp32 2.13 → 2.04 ms, a fp32 batch of eight 2.80 → 2.64 ms, a
+// bf16 batch of eight level (1.45, 1.43 ms). Training's products, of
+// hundreds of rows, keep parallelFor.
+func parallelForNow(n, size, w int, b body) { parallelRun(n, size, w, b, true) }
+
+func parallelRun(n, size, w int, b body, yield bool) {
 	chunks := (n + size - 1) / size
 	if w = min(w, chunks); w <= 1 || chunks >= chunkMask {
 		for lo := 0; lo < n; lo += size {
@@ -52,13 +64,18 @@ func parallelFor(n, size, w int, b body) {
 	}
 	l.state.Store(gen << chunkBits) // publishes the fields above
 	startHelpers(w - 1)
+	offered := false
 	for range w - 1 {
 		select {
 		case work <- offer{l, gen}:
+			offered = true
 			continue
 		default: // the queue is full: the helpers have enough to do
 		}
 		break
+	}
+	if offered && yield {
+		runtime.Gosched()
 	}
 	l.work(gen)
 	<-l.done
@@ -143,17 +160,18 @@ func startHelpers(k int) {
 
 // Go runs f on a new goroutine of wg, as wg.Go does, and yields the
 // caller's core to it so that it starts at once, for a caller that goes on
-// working beside it. Go's scheduler queues the new goroutine next on the
-// caller's core (runnext); another core steals such a goroutine only after
+// working beside it. Go's scheduler queues the new goroutine (or a helper
+// woken by a channel send) next on the caller's core (runnext); another core steals such a goroutine only after
 // backing off with usleep(3), which Linux's default 50 µs timer slack
 // stretches, and the steal often fails while the caller runs. Yielding
 // puts the caller on the global queue, which an idle core checks first,
 // and the new goroutine runs where it was queued. BenchmarkGoStart (a
 // caller working up to 1 ms; 2-core VM, Zen 5): wg.Go's goroutine began
 // after 530–650 µs on average (three runs), often only when the caller
-// stopped; Go's after 12–15 µs. For short splits answering queries:
-// parallelFor's team does without, since yielding on every call made a
-// training iteration ~4 % slower (its helpers are mostly awake there).
+// stopped; Go's after 12–15 µs. For short splits answering queries (and
+// parallelForNow): parallelFor does without, since yielding on every call
+// made a training iteration ~4 % slower (its helpers are mostly awake
+// there).
 func Go(wg *sync.WaitGroup, f func()) {
 	wg.Go(f)
 	runtime.Gosched()
