@@ -285,11 +285,11 @@ func mulPackedBF16(w, m int, ap []uint32, p *PackedBF16, beta float32, c []float
 	// (kp × 32 words) stays in L1/L2 while the A panels stream.
 	b := bf16Bodies.get()
 	*b = bf16Body{micro: micro, m: m, ap: ap, p: p, beta: beta, c: c, ldc: ldc}
-	if m <= gemmSmallM {
-		parallelForNow((p.n+bf16Cols-1)/bf16Cols, 4, w, b)
-	} else {
-		parallelFor((p.n+bf16Cols-1)/bf16Cols, 4, w, b)
+	run := parallelFor
+	if m <= gemmSmallM { // answering queries
+		run = parallelForNow
 	}
+	run((p.n+bf16Cols-1)/bf16Cols, 4, w, b)
 	bf16Bodies.put(b)
 }
 

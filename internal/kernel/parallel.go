@@ -161,9 +161,10 @@ func startHelpers(k int) {
 // Go runs f on a new goroutine of wg, as wg.Go does, and yields the
 // caller's core to it so that it starts at once, for a caller that goes on
 // working beside it. Go's scheduler queues the new goroutine (or a helper
-// woken by a channel send) next on the caller's core (runnext); another core steals such a goroutine only after
-// backing off with usleep(3), which Linux's default 50 µs timer slack
-// stretches, and the steal often fails while the caller runs. Yielding
+// woken by a channel send) next on the caller's core (runnext); another
+// core steals such a goroutine only after backing off with usleep(3),
+// which Linux's default 50 µs timer slack stretches, and the steal often
+// fails while the caller runs. Yielding
 // puts the caller on the global queue, which an idle core checks first,
 // and the new goroutine runs where it was queued. BenchmarkGoStart (a
 // caller working up to 1 ms; 2-core VM, Zen 5): wg.Go's goroutine began
