@@ -12,6 +12,7 @@ package checkpoint
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/safetensors"
@@ -43,10 +44,17 @@ func SaveModel(path string, m *gamma.Model[float32], extra map[string]string) er
 
 // LoadModel reads a model file written by SaveModel.
 func LoadModel(path string) (*gamma.Model[float32], map[string]string, error) {
-	f, err := safetensors.ReadFile(path)
+	f, release, err := safetensors.MapFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer release()
+	return ModelFromFile(path, f)
+}
+
+// ModelFromFile builds the model of a parsed model file (path names it in
+// errors). The model keeps nothing that points into f.
+func ModelFromFile(path string, f *safetensors.File) (*gamma.Model[float32], map[string]string, error) {
 	if err := verify(path, f); err != nil {
 		return nil, nil, err
 	}
@@ -72,31 +80,33 @@ func LoadModel(path string) (*gamma.Model[float32], map[string]string, error) {
 }
 
 // ModelFromTensors builds a float32 model of configuration cfg from named
-// F32 or F64 tensors.
+// F32 or F64 tensors, decoded straight into the model's parameters.
 func ModelFromTensors(cfg gamma.Config, ts []safetensors.Tensor) (*gamma.Model[float32], error) {
-	params := make([]gamma.Param[float32], 0, len(ts))
+	byName := make(map[string]safetensors.Tensor, len(ts))
 	for _, t := range ts {
-		var data []float32
-		switch t.DType {
-		case safetensors.F32:
-			v, err := t.Float32s()
-			if err != nil {
-				return nil, err
-			}
-			data = v
-		case safetensors.F64:
-			v, err := t.Float64s()
-			if err != nil {
-				return nil, err
-			}
-			data = make([]float32, len(v))
-			for i, x := range v {
-				data[i] = float32(x)
-			}
-		default:
-			return nil, fmt.Errorf("tensor %s: dtype %s, want F32 or F64", t.Name, t.DType)
-		}
-		params = append(params, gamma.Param[float32]{Name: t.Name, Shape: t.Shape, Data: data})
+		byName[t.Name] = t
 	}
-	return gamma.Load[float32](cfg, params)
+	used := 0
+	m, err := gamma.Decode(cfg, func(p gamma.Param[float32]) error {
+		t, ok := byName[p.Name]
+		if !ok {
+			return fmt.Errorf("gamma: parameter %s missing", p.Name)
+		}
+		if !slices.Equal(t.Shape, p.Shape) {
+			return fmt.Errorf("gamma: parameter %s has shape %v, want %v", p.Name, t.Shape, p.Shape)
+		}
+		used++
+		return safetensors.DecodeFloats(t, p.Data)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if used < len(byName) {
+		for _, t := range ts {
+			if _, ok := m.Param(t.Name); !ok {
+				return nil, fmt.Errorf("gamma: unknown parameter %q", t.Name)
+			}
+		}
+	}
+	return m, nil
 }

@@ -46,10 +46,17 @@ func FileKind(f *safetensors.File) string {
 // by newModel from the recorded kind and configuration, and every parameter
 // is read from the file (by name, shape checked, finite values only).
 func LoadQE(path string, newModel NewFunc) (qe.Model, []byte, map[string]string, error) {
-	f, err := safetensors.ReadFile(path)
+	f, release, err := safetensors.MapFile(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	defer release()
+	return QEFromFile(path, f, newModel)
+}
+
+// QEFromFile builds the baseline model of a parsed model file (path names
+// it in errors), as LoadQE. The model keeps nothing that points into f.
+func QEFromFile(path string, f *safetensors.File, newModel NewFunc) (qe.Model, []byte, map[string]string, error) {
 	if err := verify(path, f); err != nil {
 		return nil, nil, nil, err
 	}
@@ -82,29 +89,14 @@ func setParams(m qe.Model, f *safetensors.File) error {
 		if !slices.Equal(t.Shape, p.Shape) {
 			return fmt.Errorf("tensor %s: shape %v, the configuration gives %v", p.Name, t.Shape, p.Shape)
 		}
-		var v []float64
-		switch t.DType {
-		case safetensors.F64:
-			v, err = t.Float64s()
-		case safetensors.F32:
-			var v32 []float32
-			v32, err = t.Float32s()
-			v = make([]float64, len(v32))
-			for i, x := range v32 {
-				v[i] = float64(x)
-			}
-		default:
-			err = fmt.Errorf("dtype %s, want F64 or F32", t.DType)
-		}
-		if err != nil {
+		if err := safetensors.DecodeFloats(t, p.Data); err != nil {
 			return fmt.Errorf("tensor %s: %v", p.Name, err)
 		}
-		for i, x := range v {
+		for i, x := range p.Data {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return fmt.Errorf("tensor %s: value %d is %v: the file is corrupt or the run diverged", p.Name, i, x)
 			}
 		}
-		copy(p.Data, v)
 	}
 	m.ParamsChanged()
 	return nil

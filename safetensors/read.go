@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/gammae/gammae/internal/mapfile"
 )
 
 // MaxHeaderSize is the largest JSON header accepted, as in the reference
@@ -57,6 +59,24 @@ func ReadFile(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// MapFile parses the file at path from a copy-on-write mapping of it where
+// the system allows one (a file of 1 MiB or more): the tensors' Data alias
+// the mapping and are valid until release is called, after which touching
+// them faults. For loaders that decode every tensor into memory of their
+// own: the file's bytes are then touched once, in the page cache, instead
+// of read into fresh memory first (internal/mapfile).
+func MapFile(path string) (f *File, release func(), err error) {
+	b, release, err := mapfile.Read(path, 1<<20)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f, err = Parse(b); err != nil {
+		release()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, release, nil
 }
 
 // Read reads r to the end and parses it.

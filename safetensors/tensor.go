@@ -112,6 +112,31 @@ func (t Tensor) Float64s() ([]float64, error) {
 	return v, nil
 }
 
+// DecodeFloats decodes an F32 or F64 tensor into dst, converting to dst's
+// type; dst holds exactly the tensor's elements. Loaders decode into the
+// memory the values will live in, without a slice between.
+func DecodeFloats[T float32 | float64](t Tensor, dst []T) error {
+	if t.DType != F32 && t.DType != F64 {
+		return fmt.Errorf("safetensors: tensor %q is %s, want F32 or F64", t.Name, t.DType)
+	}
+	if err := t.check(); err != nil {
+		return fmt.Errorf("safetensors: %w", err)
+	}
+	if n := t.NumElements(); n != len(dst) {
+		return fmt.Errorf("safetensors: tensor %q holds %d values, want %d", t.Name, n, len(dst))
+	}
+	if t.DType == F32 {
+		for i := range dst {
+			dst[i] = T(math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:])))
+		}
+		return nil
+	}
+	for i := range dst {
+		dst[i] = T(math.Float64frombits(binary.LittleEndian.Uint64(t.Data[8*i:])))
+	}
+	return nil
+}
+
 // Int32s decodes an I32 tensor into a new slice.
 func (t Tensor) Int32s() ([]int32, error) {
 	if err := t.want(I32); err != nil {

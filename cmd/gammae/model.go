@@ -62,10 +62,11 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 	} else if meta, err := checkpoint.ReadRunMeta(filepath.Dir(path)); err == nil {
 		lm.meta = meta // a file of a run directory (e.g. average.safetensors): its dataset
 	}
-	f, err := safetensors.ReadFile(lm.file)
+	f, release, err := safetensors.MapFile(lm.file)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	lm.kind = checkpoint.FileKind(f)
 	if lm.meta != nil && lm.meta.ModelKind() != lm.kind {
 		return nil, fmt.Errorf("run %s records a %s model but %s holds a %s model", path, lm.meta.ModelKind(), lm.file, lm.kind)
@@ -73,7 +74,7 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 	var md map[string]string
 	if lm.kind == registry.GammaE {
 		var m *gamma.Model[float32]
-		if m, md, err = checkpoint.LoadModel(lm.file); err != nil {
+		if m, md, err = checkpoint.ModelFromFile(lm.file, f); err != nil {
 			return nil, err
 		}
 		lm.setGamma(m)
@@ -83,7 +84,7 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 			return nil, fmt.Errorf("%s: %v", lm.file, err)
 		}
 		var config []byte
-		if lm.qm, config, md, err = checkpoint.LoadQE(lm.file, registry.New); err != nil {
+		if lm.qm, config, md, err = checkpoint.QEFromFile(lm.file, f, registry.New); err != nil {
 			return nil, err
 		}
 		lm.title = k.Title
