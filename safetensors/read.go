@@ -66,7 +66,9 @@ func ReadFile(path string) (*File, error) {
 // the mapping and are valid until release is called, after which touching
 // them faults. For loaders that decode every tensor into memory of their
 // own: the file's bytes are then touched once, in the page cache, instead
-// of read into fresh memory first (internal/mapfile).
+// of read into fresh memory first (internal/mapfile). A file truncated in
+// place while mapped would fault; files replaced by rename, as gammae
+// writes them, leave the mapping whole.
 func MapFile(path string) (f *File, release func(), err error) {
 	b, release, err := mapfile.Read(path, 1<<20)
 	if err != nil {
