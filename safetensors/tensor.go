@@ -94,10 +94,7 @@ func (t Tensor) Float32s() ([]float32, error) {
 		return nil, err
 	}
 	v := make([]float32, len(t.Data)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
-	}
-	return v, nil
+	return v, DecodeFloats(t, v)
 }
 
 // Float64s decodes an F64 tensor into a new slice.
@@ -106,10 +103,7 @@ func (t Tensor) Float64s() ([]float64, error) {
 		return nil, err
 	}
 	v := make([]float64, len(t.Data)/8)
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(t.Data[8*i:]))
-	}
-	return v, nil
+	return v, DecodeFloats(t, v)
 }
 
 // DecodeFloats decodes an F32 or F64 tensor into dst, converting to dst's
