@@ -109,7 +109,7 @@ func (t Tensor) Float64s() ([]float64, error) {
 // DecodeFloats decodes an F32 or F64 tensor into dst, converting to dst's
 // type; dst holds exactly the tensor's elements. Loaders decode into the
 // memory the values will live in, without a slice between.
-func DecodeFloats[T float32 | float64](t Tensor, dst []T) error {
+func DecodeFloats[T ~float32 | ~float64](t Tensor, dst []T) error {
 	if t.DType != F32 && t.DType != F64 {
 		return fmt.Errorf("safetensors: tensor %q is %s, want F32 or F64", t.Name, t.DType)
 	}

@@ -90,10 +90,11 @@ func saveOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.A
 }
 
 func loadOptimizer[T kernel.Float](path string, params []paramInfo, opt *optim.Adam[T]) error {
-	f, err := safetensors.ReadFile(path)
+	f, release, err := safetensors.MapFile(path)
 	if err != nil {
 		return err
 	}
+	defer release()
 	var steps []int
 	if err := json.Unmarshal([]byte(f.Metadata["steps"]), &steps); err != nil || len(steps) != len(params) {
 		return fmt.Errorf("%s: bad step counts", path)
@@ -150,13 +151,6 @@ func newTensor[T kernel.Float](name string, shape []int, v []T) safetensors.Tens
 }
 
 func tensorData[T kernel.Float](t safetensors.Tensor) ([]T, error) {
-	var zero T
-	switch any(zero).(type) {
-	case float32:
-		v, err := t.Float32s()
-		return any(v).([]T), err
-	default:
-		v, err := t.Float64s()
-		return any(v).([]T), err
-	}
+	v := make([]T, max(t.NumElements(), 0)) // a bad shape is DecodeFloats's error
+	return v, safetensors.DecodeFloats(t, v)
 }
