@@ -261,6 +261,9 @@ func alloc[T kernel.Float](c Config) (*Model[T], error) {
 // checkpoint or the reference's tensors), converting to T. Every parameter
 // of the layout must be present with its shape; extra names are an error.
 func Load[T kernel.Float, S kernel.Float](c Config, params []Param[S]) (*Model[T], error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	known := map[string]bool{}
 	for _, p := range layout(c) {
 		known[p.Name] = true
