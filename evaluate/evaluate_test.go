@@ -429,3 +429,50 @@ func TestProgress(t *testing.T) {
 		t.Errorf("progress %v, want 8 increasing calls ending at 20", seen)
 	}
 }
+
+// TestSharedAnchored checks that projecting the shared anchors once for
+// the whole evaluation changes no result, and which anchors are shared.
+func TestSharedAnchored(t *testing.T) {
+	split := tinySplit(t, 30, allNames...)
+	for _, union := range []gamma.Union{gamma.UnionMoment, gamma.UnionDNF, gamma.UnionMixture} {
+		m := tinyModel(t, union)
+		want, err := Run(context.Background(), m, split, Options{Block: 7, noShared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Run(context.Background(), m, split, Options{Block: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := jsonOf(t, got.Table), jsonOf(t, want.Table); a != b {
+			t.Errorf("%s: with the shared anchors\n%s\nwant\n%s", union, a, b)
+		}
+	}
+
+	m := tinyModel(t, gamma.UnionMoment)
+	g2i, err := dataset.NewGroup("((e,(r,)),(e,(r,)))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2i.Append([]int32{1, 2, 3, 4}, []int32{0}, nil)
+	g2i.Append([]int32{3, 4, 5, 0}, []int32{0}, nil)
+	g2i.Append([]int32{3, 4, 1, relations}, []int32{0}, nil) // out of range: never shared
+	g1p, err := dataset.NewGroup("(e,(r,))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1p.Append([]int32{1, 2}, []int32{0}, nil)
+	g1p.Append([]int32{1, relations}, []int32{0}, nil)
+	g1p.Append([]int32{1, relations}, []int32{0}, nil)
+	tasks, err := plan(m, &dataset.Split{Groups: []*dataset.Group{g2i, g1p}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []gamma.Anchored{{Entity: 3, Relation: 4}, {Entity: 1, Relation: 2}} // used 3 and 2 times
+	if got := sharedAnchored(tasks, m.Config(), 10); !slices.Equal(got, want) {
+		t.Errorf("shared anchors %v, want %v", got, want)
+	}
+	if got := sharedAnchored(tasks, m.Config(), 1); !slices.Equal(got, want[:1]) {
+		t.Errorf("shared anchors, at most 1: %v, want %v", got, want[:1])
+	}
+}

@@ -55,11 +55,14 @@ func regPass[T kernel.Float](x T) bool {
 // projBatch is the stacked projection instructions of one level.
 type projBatch[T kernel.Float] struct {
 	segs  []projSeg[T]
-	rows  int             // stacked rows
-	urows int             // distinct rows: the nets' rows
-	u     []int32         // per stacked row: its distinct row, in first-seen order
-	lead  []bool          // per stacked row: the first with its distinct row
-	seen  map[int64]int32 // (anchor entity, relation) → distinct row
+	rows  int // stacked rows
+	urows int // distinct rows: the nets' rows
+	// u is per stacked row its distinct row, in first-seen order, or
+	// −1 − its row in the anchored cache; cached counts the latter.
+	u      []int32
+	cached int
+	lead   []bool          // per stacked row: the first with its distinct row
+	seen   map[int64]int32 // (anchor entity, relation) → distinct row
 	// root, when dropout is limited to the queries' last projections: per
 	// distinct row, whether it is one (such rows never share a distinct
 	// row with the others); nil otherwise. rootBuf holds it between batches.
@@ -89,8 +92,8 @@ type projSide[T kernel.Float] struct {
 // collect gathers the projections at level l of runs and their distinct
 // relations; mark is −1 for every relation and is left so. rootOnly marks
 // the rows whose output is an output of their query (pb.root).
-func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32, rootOnly bool) {
-	pb.segs, pb.rows, pb.rels = pb.segs[:0], 0, pb.rels[:0]
+func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32, rootOnly bool, cache *anchoredCache[T]) {
+	pb.segs, pb.rows, pb.rels, pb.cached = pb.segs[:0], 0, pb.rels[:0], 0
 	for _, r := range runs {
 		for i := range r.prog.instrs {
 			if in := &r.prog.instrs[i]; in.level == l && in.kind == opProject {
@@ -118,7 +121,14 @@ func (pb *projBatch[T]) collect(runs []*run[T], l int, mark []int32, rootOnly bo
 			id := sg.r.ids[b*slots+sg.in.slot]
 			u := n
 			if anchor >= 0 {
-				key := int64(sg.r.ids[b*slots+anchor])<<32 | int64(id)
+				key := Anchored{sg.r.ids[b*slots+anchor], id}.key()
+				if cache != nil {
+					if c, ok := cache.rows[key]; ok {
+						pb.u[sg.row0+b], pb.lead[sg.row0+b] = -1-c, false
+						pb.cached++
+						continue
+					}
+				}
 				if root {
 					key = ^key // negative: apart from the other rows' keys
 				}
@@ -161,6 +171,21 @@ func (pb *projBatch[T]) forward(m *Model[T], pm prod, rng *rand.Rand) {
 	m.sideBySide(pm, pb.urows,
 		func(pm prod) { pb.a.forward(m, m.projA, m.params[m.relAlpha].Data, pb, false, pm, p, seeds[0]) },
 		func(pm prod) { pb.b.forward(m, m.projB, m.params[m.relBeta].Data, pb, true, pm, p, seeds[1]) })
+}
+
+// copyCached writes the outputs of the rows collect found in the anchored
+// cache.
+func (pb *projBatch[T]) copyCached(c *anchoredCache[T], d int) {
+	for _, sg := range pb.segs {
+		a, b := sg.r.vals[sg.in.out].a, sg.r.vals[sg.in.out].b
+		for i := 0; i < sg.r.rows; i++ {
+			if u := int(pb.u[sg.row0+i]); u < 0 {
+				k := -1 - u
+				copy(a[i*d:(i+1)*d], c.a[k*d:(k+1)*d])
+				copy(b[i*d:(i+1)*d], c.b[k*d:(k+1)*d])
+			}
+		}
+	}
 }
 
 // backward runs the two nets' backward passes side by side (each with its
@@ -264,6 +289,9 @@ func (s *projSide[T]) forward(m *Model[T], net []layer, tab []T, pb *projBatch[T
 		dst := side(&sg.r.vals[sg.in.out], beta, false)[:sg.r.rows*d]
 		for b := 0; b < sg.r.rows; b++ {
 			u := int(pb.u[sg.row0+b])
+			if u < 0 {
+				continue // copyCached
+			}
 			row := dst[b*d : (b+1)*d]
 			for j, z := range out[u*d : (u+1)*d] {
 				row[j] = reg(z)

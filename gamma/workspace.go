@@ -54,6 +54,7 @@ type Workspace[T kernel.Float] struct {
 	proj    []*projBatch[T] // per level
 	relMark []int32         // relation → index in a projBatch, or −1
 	one     [1]*run[T]
+	cache   *anchoredCache[T] // CacheAnchored's projections, for inference
 }
 
 // NewWorkspace returns an empty workspace for m.
@@ -173,9 +174,16 @@ func (w *Workspace[T]) forward(runs []*run[T], train bool, rng *rand.Rand) {
 	}
 	for l := 0; l < levels; l++ {
 		pb := w.proj[l]
-		pb.collect(runs, l, w.relMark, train && w.m.cfg.ProjectionDropoutRoot)
-		if pb.rows > 0 {
+		cache := w.cache
+		if train {
+			cache = nil
+		}
+		pb.collect(runs, l, w.relMark, train && w.m.cfg.ProjectionDropoutRoot, cache)
+		if pb.urows > 0 {
 			pb.forward(w.m, inferProd(train), rng)
+		}
+		if pb.cached > 0 {
+			pb.copyCached(cache, w.m.cfg.Dim)
 		}
 		for _, r := range runs {
 			for i := range r.prog.instrs {
