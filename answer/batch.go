@@ -33,14 +33,23 @@ type item struct {
 	start time.Time
 	index int // position in the caller's list
 
-	// The parts of the answer that need no model, set by prepare: callers
-	// that wait for a batch prepare their items before they queue (see
-	// Engine.AnswerQuery).
-	prepared      bool
-	observed      exact.Set // answers entailed by the known graph
-	exactErr      error
-	text, explain string // the query and its tree, with names
-	structure     string
+	// The parts of the answer that need no model, set by prepare. A caller
+	// that waits for a batch prepares its items itself while the batch
+	// runs (callerPrepares; see Engine.AnswerQuery): the batch then only
+	// ranks, and the caller completes the answer.
+	callerPrepares bool
+	prepared       bool
+	observed       exact.Set // answers entailed by the known graph
+	exactErr       error
+	text, explain  string // the query and its tree, with names
+	structure      string
+
+	// What the batch computes: the top k entities, their logits, and the
+	// estimates.
+	top       []int32
+	topScores []float32
+	entropy   float64
+	estimate  *float64
 
 	res *Result
 	err error
@@ -87,13 +96,14 @@ type pending struct {
 	done  chan struct{} // closed when left reaches 0
 }
 
-// submit runs items in the batch loop and waits for them, or for ctx to
-// end: then the items are skipped if they have not started.
-func (b *batcher) submit(ctx context.Context, items ...*item) error {
-	if len(items) == 0 {
-		return nil
-	}
+// enqueue queues items for the batch loop, starting it if it is idle;
+// wait for them then.
+func (b *batcher) enqueue(items ...*item) *pending {
 	p := &pending{items: items, left: len(items), done: make(chan struct{})}
+	if len(items) == 0 {
+		close(p.done)
+		return p
+	}
 	b.mu.Lock()
 	b.queue = append(b.queue, p)
 	b.waiting += len(items)
@@ -109,6 +119,12 @@ func (b *batcher) submit(ctx context.Context, items ...*item) error {
 	case b.arrived <- struct{}{}:
 	default:
 	}
+	return p
+}
+
+// wait waits for p's items to have run, or for ctx to end: then the items
+// are skipped if they have not started.
+func (p *pending) wait(ctx context.Context) error {
 	select {
 	case <-p.done:
 		return nil
@@ -325,7 +341,10 @@ func (e *Engine) finishAll(s *scratch, ordered []*item, entropy []float64, n int
 				return
 			}
 			it := ordered[r]
-			it.res, it.err = e.finish(it, s.scores[r*n:(r+1)*n], entropy[r])
+			e.rank(it, s.scores[r*n:(r+1)*n], entropy[r])
+			if !it.callerPrepares {
+				it.res, it.err = e.finish(it)
+			}
 		}
 	}
 	if workers <= 1 {
@@ -342,8 +361,24 @@ func (e *Engine) finishAll(s *scratch, ordered []*item, entropy []float64, n int
 	wg.Wait()
 }
 
-// finish ranks one query's scores and checks its answers on the graph.
-func (e *Engine) finish(it *item, scores []float32, entropy float64) (*Result, error) {
+// rank takes what the answer needs from one query's scores: its top k,
+// and the estimates.
+func (e *Engine) rank(it *item, scores []float32, entropy float64) {
+	it.entropy = entropy
+	if e.info.Estimates {
+		n := expectedCount(scores)
+		it.estimate = &n
+	}
+	it.top = TopK(scores, it.k)
+	it.topScores = make([]float32, len(it.top))
+	for i, id := range it.top {
+		it.topScores[i] = scores[id]
+	}
+}
+
+// finish checks a ranked query's answers on the graph and builds its
+// result.
+func (e *Engine) finish(it *item) (*Result, error) {
 	e.prepare(it)
 	if it.exactErr != nil {
 		return nil, it.exactErr
@@ -351,26 +386,22 @@ func (e *Engine) finish(it *item, scores []float32, entropy float64) (*Result, e
 	observed := it.observed
 	res := &Result{
 		Result: serve.Result{
-			Query:     it.text,
-			Structure: it.structure,
-			Explain:   it.explain,
-			Entropy:   entropy,
+			Query:            it.text,
+			Structure:        it.structure,
+			Explain:          it.explain,
+			Entropy:          it.entropy,
+			EstimatedAnswers: it.estimate,
 		},
 		ObservedAnswers: observed.Len(),
 	}
-	if e.info.Estimates {
-		n := expectedCount(scores)
-		res.EstimatedAnswers = &n
-	}
-	top := TopK(scores, it.k)
-	res.Answers = make([]serve.Answer, len(top))
-	for i, id := range top {
+	res.Answers = make([]serve.Answer, len(it.top))
+	for i, id := range it.top {
 		res.Answers[i] = serve.Answer{
 			Rank:     i + 1,
 			ID:       id,
 			Name:     e.kg.Entities.Name(id),
 			Label:    labelOrEmpty(&e.kg.Entities, id),
-			Score:    float64(scores[id]),
+			Score:    float64(it.topScores[i]),
 			Observed: observed.Has(id),
 		}
 	}

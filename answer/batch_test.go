@@ -206,3 +206,8 @@ func TestBatcherLateClients(t *testing.T) {
 		t.Fatalf("batches %v, want [0 1] then the late item with both returning ones", rec.batches)
 	}
 }
+
+// submit queues items and waits for them, as the engine's callers do.
+func (b *batcher) submit(ctx context.Context, items ...*item) error {
+	return b.enqueue(items...).wait(ctx)
+}

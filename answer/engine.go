@@ -146,16 +146,20 @@ func (e *Engine) Answer(ctx context.Context, text string, k int) (*serve.Result,
 // AnswerQuery returns the k best answers of a parsed query. Concurrent calls
 // are answered in shared batches.
 func (e *Engine) AnswerQuery(ctx context.Context, q query.Node, k int) (*Result, error) {
-	it := &item{ctx: ctx, q: q, k: k, start: time.Now()}
+	it := &item{ctx: ctx, q: q, k: k, start: time.Now(), callerPrepares: true}
 	// The exact execution and the formatting need no model: do them here,
-	// in the caller's goroutine, often while the cores would wait for a
-	// batch to gather, rather than inside the batch that every queued
-	// query waits for.
+	// in the caller's goroutine, while the batch runs, rather than inside
+	// the batch that every queued query waits for or before queueing,
+	// where the last query a batch gathers would hold it up.
+	p := e.batch.enqueue(it)
 	e.prepare(it)
-	if err := e.batch.submit(ctx, it); err != nil {
+	if err := p.wait(ctx); err != nil {
 		return nil, err
 	}
-	return it.res, it.err
+	if it.err != nil {
+		return nil, it.err
+	}
+	return e.finish(it)
 }
 
 // AnswerBatch parses and answers several queries (serve.BatchEngine): they
@@ -171,17 +175,22 @@ func (e *Engine) AnswerBatch(ctx context.Context, texts []string, k int) ([]*ser
 			errs[i] = err
 			continue
 		}
-		it := &item{ctx: ctx, q: q, k: k, start: time.Now(), index: i}
-		e.prepare(it) // as in AnswerQuery
-		items = append(items, it)
+		items = append(items, &item{ctx: ctx, q: q, k: k, start: time.Now(), index: i, callerPrepares: true})
 	}
-	if err := e.batch.submit(ctx, items...); err != nil {
+	p := e.batch.enqueue(items...)
+	for _, it := range items {
+		e.prepare(it) // as in AnswerQuery
+	}
+	if err := p.wait(ctx); err != nil {
 		for _, it := range items {
 			errs[it.index] = err
 		}
 		return results, errs
 	}
 	for _, it := range items {
+		if it.err == nil {
+			it.res, it.err = e.finish(it)
+		}
 		if it.err != nil {
 			errs[it.index] = it.err
 			continue
