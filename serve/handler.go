@@ -101,6 +101,9 @@ func (s *Server) handle(h handlerFunc, methods ...string) http.Handler {
 				level = slog.LevelWarn
 			}
 		}
+		// The answer goes out before the log line is written: the client
+		// need not wait for the log.
+		_ = http.NewResponseController(w).Flush()
 		status := rw.status
 		if status == 0 {
 			status = he.statusOr(http.StatusOK)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -321,4 +322,39 @@ func TestSlowClient(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAnswerBeforeLog: the client reads its answer while the request's log
+// line is still being written (a log writer that blocks until then).
+func TestAnswerBeforeLog(t *testing.T) {
+	read := make(chan struct{})
+	logger := slog.New(slog.NewJSONHandler(blockingWriter{read}, nil))
+	srv := httptest.NewServer(serve.New(&servetest.Engine{}, serve.Options{Logger: logger}).Handler())
+	defer srv.Close()
+	defer close(read) // before Close, which waits for the handler
+	done := make(chan error, 1)
+	go func() {
+		res, err := http.Post(srv.URL+"/v1/query", "application/json", strings.NewReader(`{"query": "europe"}`))
+		if err == nil {
+			_, err = io.ReadAll(res.Body)
+			res.Body.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the answer waited for its log line")
+	}
+}
+
+// blockingWriter blocks every write until its channel is closed.
+type blockingWriter struct{ open chan struct{} }
+
+func (b blockingWriter) Write(p []byte) (int, error) {
+	<-b.open
+	return len(p), nil
 }
