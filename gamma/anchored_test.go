@@ -23,15 +23,7 @@ func TestAnchoredSlots(t *testing.T) {
 		{"(((e,(r,)),(e,(r,))),(r,))", UnionMoment, [][2]int{{0, 1}, {2, 3}}},
 	}
 	for _, c := range cases {
-		tmpl, err := query.Template(c.shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(tmpl, c.mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := p.AnchoredSlots()
+		got := mustCompile(t, c.shape, c.mode).AnchoredSlots()
 		slices.SortFunc(got, func(a, b [2]int) int { return a[0] - b[0] })
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s %s: %v, want %v", c.shape, c.mode, got, c.want)
@@ -54,14 +46,7 @@ func TestCacheAnchored(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(9, 10))
 		for _, shape := range shapes {
-			tmpl, err := query.Template(shape)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := m.Compile(tmpl)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := mustCompile(t, shape, mode)
 			const rows = 30
 			var ids []int32
 			for range rows {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gammae/gammae/internal/cputime"
 	"github.com/gammae/gammae/optim"
-	"github.com/gammae/gammae/query"
 )
 
 // cpuTime is the process's CPU time, for the per-CPU-second rates.
@@ -85,14 +84,7 @@ func benchTrainStep(b *testing.B, shapes []string) {
 func benchBatch(b *testing.B, m *Model[float32], shapes []string, rows, negs int, rng *rand.Rand) *Batch {
 	batch := &Batch{Negatives: negs}
 	for i, s := range shapes {
-		tmpl, err := query.Template(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := m.Compile(tmpl)
-		if err != nil {
-			b.Fatal(err)
-		}
+		p := mustCompile(b, s, m.cfg.Mode())
 		n := rows / len(shapes)
 		if i < rows%len(shapes) {
 			n++

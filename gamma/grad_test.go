@@ -25,15 +25,8 @@ func randomBatch[T kernel.Float](t *testing.T, m *Model[T], shapes []string, row
 	t.Helper()
 	b := &Batch{Negatives: n}
 	for _, s := range shapes {
-		tmpl, err := query.Template(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := m.Compile(tmpl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := Group{Program: p}
+		g := Group{Program: mustCompile(t, s, m.cfg.Mode())}
+		p := g.Program
 		for r := 0; r < rows; r++ {
 			g.IDs = append(g.IDs, randomIDs(p, m.cfg, rng)...)
 			b.Positive = append(b.Positive, int32(rng.IntN(m.cfg.Entities)))
@@ -300,13 +293,23 @@ func mustNew64(t *testing.T, c Config) *Model[float64] {
 	return m
 }
 
-func mustTemplate(t *testing.T, shape string) query.Node {
+func mustTemplate(t testing.TB, shape string) query.Node {
 	t.Helper()
 	n, err := query.Template(shape)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// mustCompile compiles a benchmark shape for a union mode.
+func mustCompile(t testing.TB, shape string, mode Union) *Program {
+	t.Helper()
+	p, err := Compile(mustTemplate(t, shape), mode)
+	if err != nil {
+		t.Fatalf("%s %s: %v", shape, mode, err)
+	}
+	return p
 }
 
 // TestObjectives checks each loss's gradient with respect to a row's

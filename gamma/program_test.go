@@ -29,14 +29,8 @@ func TestCompile(t *testing.T) {
 		{"(((e,(r,n)),(e,(r,n))),(n,r))", UnionDNF, 1, 0, 3},
 	}
 	for _, c := range cases {
-		tmpl, err := query.Template(c.shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(tmpl, c.mode)
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.shape, c.mode, err)
-		}
+		p := mustCompile(t, c.shape, c.mode)
+		tmpl := mustTemplate(t, c.shape)
 		unions, negs := 0, 0
 		for _, in := range p.instrs {
 			switch in.kind {
