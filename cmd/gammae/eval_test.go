@@ -173,6 +173,10 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--model", model, "--data", "../../testdata/tiny"}, 1, "has 13 entities and 6 relations, dataset"},
 		{[]string{"eval", "--model", legacy, "--data", data}, 1, "gammae import-torch"},
 		{[]string{"eval", "--model", filepath.Join(tmp, "none"), "--data", data}, 1, "no such file"},
+		// The dataset opens beside the model: its error is the one reported
+		// when the model opens, the model's when neither does.
+		{[]string{"eval", "--model", model, "--data", filepath.Join(tmp, "none.gqd")}, 1, "none.gqd"},
+		{[]string{"eval", "--model", filepath.Join(tmp, "nomodel"), "--data", filepath.Join(tmp, "none.gqd")}, 1, "nomodel"},
 		{[]string{"import-torch", legacy}, 2, "Usage: gammae import-torch"},
 		{[]string{"import-torch", legacy, filepath.Join(tmp, "x.safetensors")}, 1, "give the layers"},
 		{[]string{"import-torch", "--dim", "8", legacy, filepath.Join(tmp, "x.safetensors")}, 1, "dim 8 given"},
