@@ -23,8 +23,8 @@ import (
 //
 // It costs O(N + A log A) for N entities and A answers, plus a binary search
 // per non-answer that scores above the lowest hard answer; with at most
-// fewHard hard answers, a vector pass over the N scores per hard answer
-// instead.
+// fewHard hard answers, a vector pass per hard answer instead, over the N
+// scores or over those above the lowest hard answer (kernel.CountAboveEach).
 func FilteredRanks(scores []float32, hard, easy []int32) ([]int, error) {
 	n := len(scores)
 	for _, set := range [][]int32{hard, easy} {
@@ -123,9 +123,14 @@ const fewHard = 128
 // the hard and easy ones, sorted and distinct.
 func fewRanks(scores []float32, hard, answers []int32) []int {
 	ranks := make([]int, len(hard))
+	ts := make([]float32, len(hard))
 	for i, h := range hard {
-		s := scores[h]
-		beaten := kernel.CountAbove(scores, s)
+		ts[i] = scores[h]
+	}
+	above := make([]int, len(hard))
+	kernel.CountAboveEach(above, scores, ts)
+	for i, s := range ts {
+		beaten := above[i]
 		for _, a := range answers {
 			if scores[a] > s {
 				beaten--

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"simd/archsimd"
+	"slices"
 )
 
 // The vector passes only compare and keep each vector's lane mask; the
@@ -69,4 +70,35 @@ func countAboveVec(xs []float32, tb int32) int {
 		n += bits.OnesCount16(archsimd.LoadFloat32x16Slice(xs[i:]).Greater(tv).ToBits())
 	}
 	return n
+}
+
+func valuesAboveAVX512(dst, xs []float32, t float32) []float32 {
+	n16 := len(xs) &^ 15
+	k := len(dst)
+	dst = slices.Grow(dst, n16+16)[:k+n16+16] // each store writes 16 lanes
+	k = valuesAboveVec(dst, k, xs[:n16], int32(math.Float32bits(t)))
+	clearUpper()
+	dst = dst[:k]
+	for _, x := range xs[n16:] {
+		if x > t {
+			dst = append(dst, x)
+		}
+	}
+	return dst
+}
+
+// valuesAboveVec stores the elements of xs above the float32 with bits tb
+// at dst[k:], compacted, and returns the new k; dst has room for 16 lanes
+// past the last.
+//
+//go:noinline
+func valuesAboveVec(dst []float32, k int, xs []float32, tb int32) int {
+	tv := fbits16(tb)
+	for i := 0; i < len(xs); i += 16 {
+		x := archsimd.LoadFloat32x16Slice(xs[i:])
+		m := x.Greater(tv)
+		x.Compress(m).StoreSlice(dst[k:])
+		k += bits.OnesCount16(m.ToBits())
+	}
+	return k
 }

@@ -40,6 +40,21 @@ func TestAbove(t *testing.T) {
 						t.Fatalf("n=%d t=%g: index %d (%g) is not above", n, th, i, xs[i])
 					}
 				}
+				vals := valuesAbove([]float32{-7}, xs, th)
+				if wantVals := valuesAboveGo([]float32{-7}, xs, th); !slices.Equal(vals, wantVals) {
+					t.Fatalf("n=%d t=%g: values %v, want %v", n, th, vals, wantVals)
+				}
+			}
+			// Thresholds of a query's answers: among the values, repeated,
+			// NaN, infinite; one alone, and none.
+			for _, ts := range [][]float32{nil, {0.5}, {nan}, {nan, nan}, {0.5, -1, 3, 0.5, nan, inf, -inf}, xs[:min(n, 40)]} {
+				counts := make([]int, len(ts))
+				CountAboveEach(counts, xs, ts)
+				for i, th := range ts {
+					if want := countAboveGo(xs, th); counts[i] != want {
+						t.Fatalf("n=%d CountAboveEach threshold %d (%g): %d, want %d", n, i, th, counts[i], want)
+					}
+				}
 			}
 		}
 	})
@@ -58,4 +73,43 @@ func BenchmarkAbove(b *testing.B) {
 		}
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gvalues/s")
 	})
+}
+
+// BenchmarkCountAboveEach counts the entities above each of 8 answers of a
+// query, the answers' scores drawn from the top 3 % (a trained model) or
+// from all scores (an untrained one): one pass per answer, or one
+// compaction and passes over what it kept.
+func BenchmarkCountAboveEach(b *testing.B) {
+	const n = 14505
+	r := rand.New(rand.NewPCG(1, 1))
+	xs := randSlice(r, n)
+	sorted := slices.Sorted(slices.Values(xs))
+	for _, c := range []struct {
+		name string
+		from int // the answers' scores from sorted[from:]
+	}{{"trained", n - n*3/100}, {"untrained", 0}} {
+		ts := make([]float32, 8)
+		for i := range ts {
+			ts[i] = sorted[c.from+r.IntN(n-c.from)]
+		}
+		counts := make([]int, len(ts))
+		b.Run(c.name, func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				for b.Loop() {
+					CountAboveEach(counts, xs, ts)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ts)), "ns/answer")
+			})
+		})
+		b.Run(c.name+"/pass-per-answer", func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				for b.Loop() {
+					for i, t := range ts {
+						counts[i] = CountAbove(xs, t)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ts)), "ns/answer")
+			})
+		})
+	}
 }

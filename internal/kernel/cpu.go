@@ -55,6 +55,7 @@ type impl struct {
 	boxGrad                         func(ge, gc, gO, e, c, o []float64, g, cen float64) int
 	above                           func(dst []int32, xs []float32, t float32) []int32 // nil: the pure-Go loop
 	countAbove                      func(xs []float32, t float32) int                  // nil: the pure-Go loop
+	valuesAbove                     func(dst, xs []float32, t float32) []float32       // nil: CountAboveEach counts over xs
 	// bf16 is the bfloat16 micro-kernel (microBF16Go's contract), on
 	// AVX512-BF16 or emulated with AVX2 FMAs (bf16Name says which); nil:
 	// the pure-Go loop.

@@ -88,6 +88,7 @@ func init() {
 			boxGrad:      boxGradAVX512,
 			above:        aboveAVX512,
 			countAbove:   countAboveAVX512,
+			valuesAbove:  valuesAboveAVX512,
 			roundPairs:   roundPairsAVX512,
 			roundRows:    roundRowsAVX512,
 			features:     featuresAVX512,
