@@ -9,7 +9,9 @@
 // Scoring goes through the model's GEMM form of the KL distance
 // (gamma.Workspace.ScoreAll) in blocks of queries of one structure, and the
 // ranking of a block (metrics.FilteredRanks, which never sorts all
-// entities) runs in other goroutines while the next block is scored.
+// entities) runs in other goroutines while the next block is scored. The
+// projections of anchors that several queries share, across blocks and
+// structures, are computed once beforehand (gamma.Workspace.CacheAnchored).
 //
 // Ablations of the paper's tables 6 and 7 that are inference-time choices
 // are options here (see Variant): the union form (moment, dnf, dm) and
