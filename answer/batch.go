@@ -135,18 +135,20 @@ func (p *pending) wait(ctx context.Context) error {
 
 // loop runs batches while the queue has items.
 func (b *batcher) loop() {
-	prev := 0 // items in the last batch
+	prev, late := 0, 0 // items in the last batch, and queued while it ran
 	for {
 		b.mu.Lock()
-		// The items queued now arrived while the last batch ran: clients
-		// that missed it. Waiting only for as many items as the last batch
-		// had would start the next one as soon as the late ones and all
-		// but one of the returning clients are in, leaving a new late
-		// client behind every time (measured at 8 clients: 46 % of the
-		// batches left one or two behind, and those queries waited a
-		// whole extra batch). So wait for the returning clients and the
-		// late ones together.
-		if target := min(prev+b.waiting, b.max); target > 1 && b.linger > 0 && b.waiting < target {
+		// The items queued while the last batch ran are clients that
+		// missed it. Waiting only for as many items as the last batch had
+		// would start the next one as soon as the late ones and all but
+		// one of the returning clients are in, leaving a new late client
+		// behind every time (measured at 8 clients: 46 % of the batches
+		// left one or two behind, and those queries waited a whole extra
+		// batch). So wait for the returning clients and the late ones
+		// together. The late ones are counted before the answers go out:
+		// counted now, a returning client that asked again at once would
+		// pass for a late one, and a lone client would wait for itself.
+		if target := min(prev+late, b.max); target > 1 && b.linger > 0 && b.waiting < target {
 			b.gather(target)
 		}
 		batch, finished := b.take()
@@ -157,7 +159,9 @@ func (b *batcher) loop() {
 		}
 		b.mu.Unlock()
 		b.run(batch)
-		prev = len(batch)
+		b.mu.Lock()
+		prev, late = len(batch), b.waiting
+		b.mu.Unlock()
 		for _, p := range finished {
 			close(p.done)
 		}
