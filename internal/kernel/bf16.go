@@ -109,7 +109,11 @@ func packBF16Into(w int, old *PackedBF16, transB bool, k, n int, b []float32, ld
 			clear(panel[kp*bf16Cols:])
 			j0, cols := q*bf16Cols, min(bf16Cols, n-q*bf16Cols)
 			if transB {
-				for c := range cols {
+				whole := cols / bf16Rows * bf16Rows // 8 columns at once
+				for c := 0; c < whole; c += bf16Rows {
+					roundPanel(panel[c:], bf16Cols, b[(j0+c)*ldb:], ldb, k)
+				}
+				for c := whole; c < cols; c++ {
 					roundPairs(col, b[(j0+c)*ldb:(j0+c)*ldb+k])
 					for i, w := range col {
 						panel[i*bf16Cols+c] = w
@@ -255,8 +259,12 @@ func packABF16(transA bool, m, k int, a []float32, lda int) []uint32 {
 		putWords(row)
 		return ap
 	}
+	whole := m / bf16Rows // panels of 8 rows, rounded and interleaved at once
+	for q := range whole {
+		roundPanel(ap[q*kp*bf16Rows:(q+1)*kp*bf16Rows], bf16Rows, a[q*bf16Rows*lda:], lda, k)
+	}
 	row := getWords(kp)
-	for r := range m {
+	for r := whole * bf16Rows; r < m; r++ {
 		roundPairs(row, a[r*lda:r*lda+k])
 		panel := ap[r/bf16Rows*kp*bf16Rows+r%bf16Rows:]
 		for i, w := range row {

@@ -42,3 +42,30 @@ func roundRows(dst []uint32, lo, hi []float32) {
 		dst[c] = pairBF16(lo[c], h)
 	}
 }
+
+// roundPanel sets dst[i*stride+r] to pairBF16(a[r*lda+2i], a[r*lda+2i+1])
+// for the 8 rows r of k floats at a (row r at a[r*lda:]) and their
+// ⌈k/2⌉ words i, a[r*lda+k] taken as 0 for an odd k: 8 rows of the
+// products' operands rounded, paired and interleaved as their panels hold
+// them (A panels with stride 8, B panels with stride 32).
+func roundPanel(dst []uint32, stride int, a []float32, lda, k int) {
+	kp := (k + 1) / 2
+	if kp == 0 {
+		return
+	}
+	_, _ = a[(bf16Rows-1)*lda+k-1], dst[(kp-1)*stride+bf16Rows-1]
+	i := 0
+	if cur.roundPanel != nil {
+		i = cur.roundPanel(dst, stride, a, lda, k)
+		clearUpper()
+	}
+	for ; i < kp; i++ {
+		for r := range bf16Rows {
+			var hi float32
+			if 2*i+1 < k {
+				hi = a[r*lda+2*i+1]
+			}
+			dst[i*stride+r] = pairBF16(a[r*lda+2*i], hi)
+		}
+	}
+}

@@ -55,3 +55,84 @@ func roundRowsAVX512(dst []uint32, lo, hi []float32) int {
 	}
 	return n
 }
+
+// The permutations of roundPanelAVX512, one chunk (16 floats, 8 words, of
+// each of 8 rows) at a time: words are named (i, r), word i of row r.
+var (
+	// panelPairs interleaves two rounded rows (bf16 of float j in the
+	// 16-bit lane 2j of each) into words (i, r) at 2i + r, r = 0, 1.
+	panelPairs [32]uint16
+	// panelQuads joins two such pairs of rows into words (i, r) at 4i + r,
+	// r = 0…3: i = 0…3 with the first, 4…7 with the second.
+	panelQuads [2][16]uint32
+	// panelEights joins two quads into words (i, r) at 8i + r, r = 0…7:
+	// i = 0, 1 with the first, 2, 3 with the second (of the quads' i).
+	panelEights [2][16]uint32
+)
+
+func init() {
+	for i := range 8 {
+		for r := range 2 {
+			w := 2*i + r
+			panelPairs[2*w] = uint16(32*r + 4*i)
+			panelPairs[2*w+1] = uint16(32*r + 4*i + 2)
+		}
+	}
+	for h := range 2 {
+		for w := range 16 {
+			i, r := w/4+4*h, w%4
+			panelQuads[h][w] = uint32(16*(r/2) + 2*i + r%2)
+			i, r = w/8+2*h, w%8
+			panelEights[h][w] = uint32(16*(r/4) + 4*i + r%4)
+		}
+	}
+}
+
+// roundPanelAVX512 is roundPanel's vector part: the words of 8 rows (row
+// r at a[r*lda:], k floats) whose float pairs lie in whole chunks of 16,
+// rounded and stored as dst[i*stride+r]; it returns how many words a
+// row. The scatter this replaces, a row's words one by one at a stride,
+// took most of the packs' time: here three rounds of two-source permutes
+// turn 8 rounded rows into the 8×8 block of words (i, r), stored as 8
+// runs of 8 words.
+//
+//go:noinline
+func roundPanelAVX512(dst []uint32, stride int, a []float32, lda, k int) int {
+	half, one, abs, inf, quiet, s16 := bu16(0x7fff), bu16(1), bu16(0x7fffffff), bu16(0x7f800000), bu16(0x40), bu16(16)
+	pairs := archsimd.LoadUint16x32Slice(panelPairs[:])
+	qa, qb := archsimd.LoadUint32x16Slice(panelQuads[0][:]), archsimd.LoadUint32x16Slice(panelQuads[1][:])
+	ea, eb := archsimd.LoadUint32x16Slice(panelEights[0][:]), archsimd.LoadUint32x16Slice(panelEights[1][:])
+	n := k / 16 * 8
+	if n == 0 {
+		return 0
+	}
+	_, _ = a[7*lda+2*n-1], dst[(n-1)*stride+7]
+	for c := 0; c < n; c += 8 {
+		f := 2 * c
+		p01 := roundAt(a[f:], half, one, abs, inf, quiet, s16).ConcatPermute(roundAt(a[lda+f:], half, one, abs, inf, quiet, s16), pairs).AsUint32x16()
+		p23 := roundAt(a[2*lda+f:], half, one, abs, inf, quiet, s16).ConcatPermute(roundAt(a[3*lda+f:], half, one, abs, inf, quiet, s16), pairs).AsUint32x16()
+		p45 := roundAt(a[4*lda+f:], half, one, abs, inf, quiet, s16).ConcatPermute(roundAt(a[5*lda+f:], half, one, abs, inf, quiet, s16), pairs).AsUint32x16()
+		p67 := roundAt(a[6*lda+f:], half, one, abs, inf, quiet, s16).ConcatPermute(roundAt(a[7*lda+f:], half, one, abs, inf, quiet, s16), pairs).AsUint32x16()
+		lo03, hi03 := p01.ConcatPermute(p23, qa), p01.ConcatPermute(p23, qb)
+		lo47, hi47 := p45.ConcatPermute(p67, qa), p45.ConcatPermute(p67, qb)
+		v := lo03.ConcatPermute(lo47, ea) // words c, c+1
+		v.GetLo().StoreSlice(dst[c*stride:])
+		v.GetHi().StoreSlice(dst[(c+1)*stride:])
+		v = lo03.ConcatPermute(lo47, eb) // c+2, c+3
+		v.GetLo().StoreSlice(dst[(c+2)*stride:])
+		v.GetHi().StoreSlice(dst[(c+3)*stride:])
+		v = hi03.ConcatPermute(hi47, ea) // c+4, c+5
+		v.GetLo().StoreSlice(dst[(c+4)*stride:])
+		v.GetHi().StoreSlice(dst[(c+5)*stride:])
+		v = hi03.ConcatPermute(hi47, eb) // c+6, c+7
+		v.GetLo().StoreSlice(dst[(c+6)*stride:])
+		v.GetHi().StoreSlice(dst[(c+7)*stride:])
+	}
+	return n
+}
+
+// roundAt rounds the 16 floats at the start of s (roundBF16x16), seen as
+// 32 16-bit lanes.
+func roundAt(s []float32, half, one, abs, inf, quiet, s16 archsimd.Uint32x16) archsimd.Uint16x32 {
+	return roundBF16x16(archsimd.LoadFloat32x16Slice(s).AsUint32x16(), half, one, abs, inf, quiet, s16).AsUint16x32()
+}

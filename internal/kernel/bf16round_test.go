@@ -64,6 +64,42 @@ func TestRoundBF16(t *testing.T) {
 	})
 }
 
+// TestRoundPanel: every level's rounding of 8 rows into a panel gives
+// pairBF16's bits at every length and for both panels' strides, and
+// leaves the words between a panel's 8 alone.
+func TestRoundPanel(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for k := range 70 {
+			for _, stride := range []int{bf16Rows, bf16Cols} {
+				lda := k + 3
+				a := bf16Values(r, (bf16Rows-1)*lda+k)
+				kp := (k + 1) / 2
+				dst := make([]uint32, kp*stride)
+				for i := range dst {
+					dst[i] = 0xdeadbeef
+				}
+				roundPanel(dst, stride, a, lda, k)
+				for i := range kp {
+					for c := range stride {
+						want := uint32(0xdeadbeef)
+						if c < bf16Rows {
+							var hi float32
+							if 2*i+1 < k {
+								hi = a[c*lda+2*i+1]
+							}
+							want = pairBF16(a[c*lda+2*i], hi)
+						}
+						if got := dst[i*stride+c]; got != want {
+							t.Fatalf("k=%d stride %d: word %d of row %d = %#08x, want %#08x", k, stride, i, c, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 func BenchmarkPackBF16(b *testing.B) {
 	const k, n = 400, 400
 	w := bf16Values(rand.New(rand.NewPCG(3, 4)), k*n)

@@ -67,6 +67,7 @@ type impl struct {
 	// The packs' bfloat16 rounding (bf16round.go); nil: the scalar loops.
 	roundPairs func(dst []uint32, src []float32) int
 	roundRows  func(dst []uint32, lo, hi []float32) int
+	roundPanel func(dst []uint32, stride int, a []float32, lda, k int) int
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)

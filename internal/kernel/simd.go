@@ -91,6 +91,7 @@ func init() {
 			valuesAbove:  valuesAboveAVX512,
 			roundPairs:   roundPairsAVX512,
 			roundRows:    roundRowsAVX512,
+			roundPanel:   roundPanelAVX512,
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
