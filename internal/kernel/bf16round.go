@@ -54,11 +54,21 @@ func roundPanel(dst []uint32, stride int, a []float32, lda, k int) {
 		return
 	}
 	_, _ = a[(bf16Rows-1)*lda+k-1], dst[(kp-1)*stride+bf16Rows-1]
-	i := 0
-	if cur.roundPanel != nil {
-		i = cur.roundPanel(dst, stride, a, lda, k)
-		clearUpper()
+	if cur.roundPanel == nil {
+		// A row at a time (roundPairs' vectors where the level has
+		// them), its words scattered at the stride.
+		row := getWords(kp)
+		for r := range bf16Rows {
+			roundPairs(row, a[r*lda:r*lda+k])
+			for i, w := range row {
+				dst[i*stride+r] = w
+			}
+		}
+		putWords(row)
+		return
 	}
+	i := cur.roundPanel(dst, stride, a, lda, k)
+	clearUpper()
 	for ; i < kp; i++ {
 		for r := range bf16Rows {
 			var hi float32
