@@ -64,7 +64,8 @@ type impl struct {
 	// amx is the AMX tile kernel (amxTileGo's contract); nil where the CPU
 	// or the OS does not offer the tiles.
 	amx func(kb int, a []uint32, lda int, b []uint32, c []float32, ldc int)
-	// The packs' bfloat16 rounding (bf16round.go); nil: the scalar loops.
+	// The packs' bfloat16 rounding (bf16round.go); nil: the scalar loops
+	// (roundPanel nil: roundPairs a row at a time, its words scattered).
 	roundPairs func(dst []uint32, src []float32) int
 	roundRows  func(dst []uint32, lo, hi []float32) int
 	roundPanel func(dst []uint32, stride int, a []float32, lda, k int) int
