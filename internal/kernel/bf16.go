@@ -114,10 +114,7 @@ func packBF16Into(w int, old *PackedBF16, transB bool, k, n int, b []float32, ld
 					roundPanel(panel[c:], bf16Cols, b[(j0+c)*ldb:], ldb, k)
 				}
 				for c := whole; c < cols; c++ {
-					roundPairs(col, b[(j0+c)*ldb:(j0+c)*ldb+k])
-					for i, w := range col {
-						panel[i*bf16Cols+c] = w
-					}
+					roundScatter(panel[c:], bf16Cols, col, b[(j0+c)*ldb:(j0+c)*ldb+k])
 				}
 			} else {
 				for i := range kp {
@@ -265,11 +262,7 @@ func packABF16(transA bool, m, k int, a []float32, lda int) []uint32 {
 	}
 	row := getWords(kp)
 	for r := whole * bf16Rows; r < m; r++ {
-		roundPairs(row, a[r*lda:r*lda+k])
-		panel := ap[r/bf16Rows*kp*bf16Rows+r%bf16Rows:]
-		for i, w := range row {
-			panel[i*bf16Rows] = w
-		}
+		roundScatter(ap[r/bf16Rows*kp*bf16Rows+r%bf16Rows:], bf16Rows, row, a[r*lda:r*lda+k])
 	}
 	for r := m; r < pm*bf16Rows; r++ {
 		panel := ap[r/bf16Rows*kp*bf16Rows+r%bf16Rows:]

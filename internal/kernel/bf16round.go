@@ -43,6 +43,17 @@ func roundRows(dst []uint32, lo, hi []float32) {
 	}
 }
 
+// roundScatter sets dst[i*stride] to pairBF16(src[2i], src[2i+1]) for
+// the len(row) words i: one row of k floats rounded into the scratch row,
+// then spread at the stride of a panel (a row of an A panel, a column of
+// a B panel).
+func roundScatter(dst []uint32, stride int, row []uint32, src []float32) {
+	roundPairs(row, src)
+	for i, w := range row {
+		dst[i*stride] = w
+	}
+}
+
 // roundPanel sets dst[i*stride+r] to pairBF16(a[r*lda+2i], a[r*lda+2i+1])
 // for the 8 rows r of k floats at a (row r at a[r*lda:]) and their
 // ⌈k/2⌉ words i, a[r*lda+k] taken as 0 for an odd k: 8 rows of the
@@ -59,10 +70,7 @@ func roundPanel(dst []uint32, stride int, a []float32, lda, k int) {
 		// them), its words scattered at the stride.
 		row := getWords(kp)
 		for r := range bf16Rows {
-			roundPairs(row, a[r*lda:r*lda+k])
-			for i, w := range row {
-				dst[i*stride+r] = w
-			}
+			roundScatter(dst[r:], stride, row, a[r*lda:r*lda+k])
 		}
 		putWords(row)
 		return
