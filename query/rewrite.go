@@ -166,3 +166,41 @@ func Relax(q Node) (r Node, ok bool) {
 	}
 	return q, false
 }
+
+// Loosen replaces every intersection of q by the union of its arguments,
+// leaving the query whose answers the intersections cut down: a 2i query
+// becomes the union of its two projections, pi the union of its 2p and 1p
+// branches, ip the projection of a union. ok is false when q has no
+// intersection, or has a negation (Relax is that query's loosening).
+func Loosen(q Node) (r Node, ok bool) {
+	if HasNegation(q) {
+		return q, false
+	}
+	return loosen(q)
+}
+
+func loosen(q Node) (Node, bool) {
+	switch n := q.(type) {
+	case Projection:
+		a, ok := loosen(n.Arg)
+		return Projection{Relation: n.Relation, Arg: a}, ok
+	case Intersection:
+		args, _ := loosenArgs(n.Args)
+		return Union{Args: args}, true
+	case Union:
+		args, ok := loosenArgs(n.Args)
+		return Union{Args: args}, ok
+	}
+	return q, false
+}
+
+// loosenArgs loosens each argument; ok when any had an intersection.
+func loosenArgs(in []Node) (args []Node, ok bool) {
+	args = make([]Node, len(in))
+	for i, a := range in {
+		var lo bool
+		args[i], lo = loosen(a)
+		ok = ok || lo
+	}
+	return args, ok
+}

@@ -77,3 +77,42 @@ func TestRelax(t *testing.T) {
 		t.Errorf("Relax(union) = %s, %v", Shape(r), ok)
 	}
 }
+
+func TestLoosen(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"2i", "((e,(r,)),(e,(r,)),(u,))"},
+		{"3i", "((e,(r,)),(e,(r,)),(e,(r,)),(u,))"},
+		{"pi", "((e,(r,r)),(e,(r,)),(u,))"},
+		{"ip", "(((e,(r,)),(e,(r,)),(u,)),(r,))"},
+		{"1p", ""},
+		{"3p", ""},
+		{"2u-DNF", ""},
+		{"up-DNF", ""},
+		{"2in", ""}, // Relax's
+		{"pni", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := Lookup(tc.name)
+			q, err := Template(st.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := Loosen(q)
+			if ok != (tc.want != "") {
+				t.Fatalf("Loosen ok = %v (%s)", ok, Shape(r))
+			}
+			if ok && Shape(r) != tc.want {
+				t.Errorf("Loosen = %s, want %s", Shape(r), tc.want)
+			}
+			if !ok && Shape(r) != st.Shape {
+				t.Errorf("Loosen changed a query it cannot loosen: %s", Shape(r))
+			}
+		})
+	}
+	// An intersection inside a union's branch is loosened, the union kept.
+	a, b := Anchor{Entity: 1}, Anchor{Entity: 2}
+	u := Union{Args: []Node{Projection{Relation: 3, Arg: a}, Intersection{Args: []Node{Projection{Relation: 4, Arg: a}, Projection{Relation: 5, Arg: b}}}}}
+	if r, ok := Loosen(u); !ok || Shape(r) != "((e,(r,)),((e,(r,)),(e,(r,)),(u,)),(u,))" {
+		t.Errorf("Loosen(union) = %s, %v", Shape(r), ok)
+	}
+}

@@ -75,13 +75,13 @@ type Stream struct {
 	// query with hundreds of answers (most negation and union queries)
 	// count a sixth to an eighth of one with a few.
 	UniformWeights bool
-	// Hard holds each group's hard negatives (nil for a group without),
-	// and HardPerRow is how many of them a row draws, with replacement,
-	// into its negatives: the first of its own, or of the batch's shared
-	// ones, which hard draws fill before uniform ones up to the same
-	// count (Config.HardNegatives).
-	Hard       []*HardSet
-	HardPerRow int
+	// Hard holds each group's hard negatives (nil for a group without):
+	// a row draws its set's PerRow of them into its negatives, the first
+	// of its own, or of the batch's shared ones, which hard draws fill
+	// before uniform ones up to the same count (Config.HardNegatives), or,
+	// for an Extra set, appended to the shared ones after them
+	// (Config.HardIntersections).
+	Hard []*HardSet
 }
 
 // StreamState is where a stream is: its epoch and position in it.
@@ -157,6 +157,7 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 	if s.SharedNegatives {
 		perRow = 0
 	}
+	var extra []int32 // shared negatives beyond the stream's count
 	b := &Batch{
 		Positive: make([]int32, 0, n),
 		Negative: make([]int32, 0, n*perRow),
@@ -171,7 +172,7 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 		p := &Part{Group: g, Rows: make([]int, 0, j-i), IDs: make([]int32, 0, (j-i)*g.Slots)}
 		p0, n0, w0 := len(b.Positive), len(b.Negative), len(b.Weight)
 		var hard *HardSet
-		if s.HardPerRow > 0 && s.Hard != nil {
+		if s.Hard != nil {
 			hard = s.Hard[picked[i].group]
 		}
 		for _, r := range picked[i:j] {
@@ -188,7 +189,7 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 				b.Negative = s.appendNegatives(b.Negative, ans, rng)
 			}
 			if hard != nil {
-				b.Shared = s.drawHard(b, hard.Row(row), rng)
+				extra = s.drawHard(b, extra, hard, row, rng)
 			}
 		}
 		p.Positive, p.Negative, p.Weight = b.Positive[p0:], b.Negative[n0:], b.Weight[w0:]
@@ -199,32 +200,39 @@ func (s *Stream) Next(n int, rng *rand.Rand) *Batch {
 		for len(b.Shared) < s.negatives {
 			b.Shared = append(b.Shared, int32(rng.IntN(s.entities)))
 		}
+		b.Shared = append(b.Shared, extra...)
 	}
 	return b
 }
 
-// drawHard puts HardPerRow draws from the row's hard negatives among its
+// drawHard puts h.PerRow draws from row's hard negatives among its
 // negatives: over the first ones of the row just appended, or appended to
 // the batch's shared negatives while they number fewer than the stream's
-// negatives. It returns the shared negatives.
-func (s *Stream) drawHard(b *Batch, hard []int32, rng *rand.Rand) []int32 {
+// negatives, or, for an Extra set, to extra, which it returns.
+func (s *Stream) drawHard(b *Batch, extra []int32, h *HardSet, row int, rng *rand.Rand) []int32 {
+	hard := h.Row(row)
 	if len(hard) == 0 {
-		return b.Shared
+		return extra
 	}
-	if !s.SharedNegatives {
-		row := b.Negative[len(b.Negative)-s.negatives:]
-		for k := range min(s.HardPerRow, s.negatives) {
-			row[k] = hard[rng.IntN(len(hard))]
+	switch {
+	case !s.SharedNegatives:
+		neg := b.Negative[len(b.Negative)-s.negatives:]
+		for k := range min(h.PerRow, s.negatives) {
+			neg[k] = hard[rng.IntN(len(hard))]
 		}
-		return b.Shared
-	}
-	for range s.HardPerRow {
-		if len(b.Shared) == s.negatives {
-			break
+	case h.Extra:
+		for range h.PerRow {
+			extra = append(extra, hard[rng.IntN(len(hard))])
 		}
-		b.Shared = append(b.Shared, hard[rng.IntN(len(hard))])
+	default:
+		for range h.PerRow {
+			if len(b.Shared) == s.negatives {
+				break
+			}
+			b.Shared = append(b.Shared, hard[rng.IntN(len(hard))])
+		}
 	}
-	return b.Shared
+	return extra
 }
 
 // weight is the loss weight of a row with n answers.

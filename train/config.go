@@ -69,6 +69,12 @@ type Config struct {
 	// the batch's, which they fill before uniform draws up to Negatives.
 	// 0 is off.
 	HardNegatives int `json:"hard_negatives,omitempty"`
+	// HardIntersections is how many of each intersection query's hard
+	// negatives (HardSet: entities answering its branches' union but not
+	// the query; queries with a negation excepted) are drawn among its
+	// negatives: its own first ones, or, with Loss "shared", added to the
+	// batch's beyond Negatives. 0 is off.
+	HardIntersections int `json:"hard_intersections,omitempty"`
 	// QueryWeights is how a query's loss term is weighted: "" or "answers"
 	// (the reference's subsampling weight sqrt(1/(4+|answers|))) or
 	// "uniform" (every query alike).
@@ -323,6 +329,12 @@ func (c *Config) Validate() error {
 	}
 	if c.HardNegatives > 0 && c.Loss == "all" {
 		errs = append(errs, errors.New("hard-negatives draws negatives, and loss all has none: every entity is a candidate already"))
+	}
+	if c.HardIntersections < 0 {
+		errs = append(errs, fmt.Errorf("hard-intersections must be ≥ 0 (0: off), got %d", c.HardIntersections))
+	}
+	if c.HardIntersections > 0 && c.Loss == "all" {
+		errs = append(errs, errors.New("hard-intersections draws negatives, and loss all has none: every entity is a candidate already"))
 	}
 	if c.QueryWeights != "" && c.QueryWeights != "answers" && c.QueryWeights != "uniform" {
 		errs = append(errs, fmt.Errorf("query-weights must be answers (the reference's sqrt(1/(4+|answers|))) or uniform, got %q", c.QueryWeights))

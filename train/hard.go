@@ -20,14 +20,22 @@ import (
 // draws a few of them per row.
 const hardKeep = 128
 
-// HardSet holds, for each query of a group with a negation, entities its
-// negations must remove: the answers on the training graph of the query
-// with its negated branches dropped (query.Relax: 2in's positive branch,
-// pin's 2p), less the query's own answers. These are the negatives that
-// teach the negation operator; uniform draws rarely meet them.
+// HardSet holds, for each query of a group, entities its operators must
+// rule out, less the query's own answers: for a query with a negation, the
+// answers on the training graph of the query with its negated branches
+// dropped (query.Relax: 2in's positive branch, pin's 2p), the entities
+// its negations must remove; for one with intersections, the answers of
+// the query with each intersection replaced by the union of its branches
+// (query.Loosen: 2i's two 1p branches), the entities its intersections
+// must remove. Uniform draws rarely meet them.
 type HardSet struct {
 	off []int64
 	ids []int32
+	// PerRow is how many of them a batch row draws, with replacement.
+	PerRow int
+	// Extra: with shared negatives, the draws join the batch's candidates
+	// beyond the stream's count, instead of taking its first places.
+	Extra bool
 }
 
 // Row returns query i's hard negatives (empty when it has none).
@@ -37,12 +45,15 @@ func (h *HardSet) Row(i int) []int32 { return h.ids[h.off[i]:h.off[i+1]] }
 func (h *HardSet) Len() int { return len(h.ids) }
 
 // hardSets returns each group's hard negatives, nil for the groups whose
-// queries have no negation to drop. A query with more than hardKeep keeps a
-// random subset of them, drawn from seed. The groups run side by side, one
-// per core (each with its own random source, so the sets do not depend on
-// the order): a run's start spent 2.6 s on FB15k-237's five negation
-// groups on one core.
-func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, error) {
+// queries have none: a negation query's (query.Relax), drawn negation at a
+// time per row, and with intersection > 0 a negation-free intersection
+// query's (query.Loosen), drawn intersection at a time per row beyond the
+// shared negatives. A query with more than hardKeep keeps a random subset
+// of them, drawn from seed. The groups run side by side, one per core
+// (each with its own random source, so the sets do not depend on the
+// order): a run's start spent 2.6 s on FB15k-237's five negation groups
+// on one core.
+func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64, negation, intersection int) ([]*HardSet, error) {
 	out := make([]*HardSet, len(groups))
 	errs := make([]error, len(groups))
 	next := atomic.Int64{}
@@ -50,7 +61,19 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, er
 	for range min(runtime.GOMAXPROCS(0), len(groups)) {
 		wg.Go(func() {
 			for gi := int(next.Add(1) - 1); gi < len(groups); gi = int(next.Add(1) - 1) {
-				out[gi], errs[gi] = hardSet(g, groups[gi], rand.New(rand.NewPCG(seed, uint64(gi))))
+				grp := groups[gi]
+				loosen, perRow, extra := query.Relax, negation, false
+				if _, neg := query.Relax(grp.Template); !neg {
+					loosen, perRow, extra = query.Loosen, intersection, true
+				}
+				if _, ok := loosen(grp.Template); !ok || perRow <= 0 {
+					continue
+				}
+				h, err := hardSet(g, grp, loosen, rand.New(rand.NewPCG(seed, uint64(gi))))
+				if h != nil {
+					h.PerRow, h.Extra = perRow, extra
+				}
+				out[gi], errs[gi] = h, err
 			}
 		})
 	}
@@ -58,16 +81,13 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64) ([]*HardSet, er
 	return out, errors.Join(errs...)
 }
 
-// hardSet is hardSets for one group; nil when its queries have no
-// negation.
-func hardSet(g *kg.Graph, grp *dataset.Group, rng *rand.Rand) (*HardSet, error) {
-	if _, ok := query.Relax(grp.Template); !ok {
-		return nil, nil
-	}
+// hardSet is hardSets for one group, whose queries loosen turns into the
+// query whose answers, less their own, are its hard negatives.
+func hardSet(g *kg.Graph, grp *dataset.Group, loosen func(query.Node) (query.Node, bool), rng *rand.Rand) (*HardSet, error) {
 	h := &HardSet{off: make([]int64, 1, grp.Len()+1)}
 	var buf, all []int32
 	for i := range grp.Len() {
-		r, _ := query.Relax(grp.Query(i))
+		r, _ := loosen(grp.Query(i))
 		s, err := exact.Execute(g, r)
 		if err != nil {
 			return nil, err
@@ -96,28 +116,40 @@ func hardSet(g *kg.Graph, grp *dataset.Group, rng *rand.Rand) (*HardSet, error) 
 // setupHard gives the streams their groups' hard negatives.
 func (t *trainer) setupHard() error {
 	start := time.Now()
-	queries, ents := 0, 0
+	var queries, ents [2]int // negation, intersection
 	for i, s := range []*Stream{t.path, t.other} {
 		if s == nil {
 			continue
 		}
-		h, err := hardSets(t.ds.KG.Train, s.groups, t.cfg.Seed^uint64(0x4a7d+i))
+		h, err := hardSets(t.ds.KG.Train, s.groups, t.cfg.Seed^uint64(0x4a7d+i), t.cfg.HardNegatives, t.cfg.HardIntersections)
 		if err != nil {
 			return fmt.Errorf("hard negatives: %w", err)
 		}
 		for gi, hs := range h {
 			if hs != nil {
-				queries += s.groups[gi].Len()
-				ents += hs.Len()
+				k := 0
+				if hs.Extra {
+					k = 1
+				}
+				queries[k] += s.groups[gi].Len()
+				ents[k] += hs.Len()
 			}
 		}
-		s.Hard, s.HardPerRow = h, t.cfg.HardNegatives
+		s.Hard = h
 	}
-	if queries == 0 {
-		t.logf("train: hard negatives: no training structure has a negation")
-		return nil
+	for k, c := range [2]struct {
+		kind, article string
+		perRow        int
+	}{{"negation", "a", t.cfg.HardNegatives}, {"intersection", "an", t.cfg.HardIntersections}} {
+		switch {
+		case c.perRow == 0:
+		case queries[k] == 0:
+			t.logf("train: hard negatives: no training structure has %s %s", c.article, c.kind)
+		default:
+			t.logf("train: hard negatives: %d per %s query, drawn from %.1f per query on average (at most %d) over %d queries",
+				c.perRow, c.kind, float64(ents[k])/float64(queries[k]), hardKeep, queries[k])
+		}
 	}
-	t.logf("train: hard negatives: %d per negation query, drawn from %.1f per query on average (at most %d) over %d queries, found in %.1fs",
-		t.cfg.HardNegatives, float64(ents)/float64(queries), hardKeep, queries, time.Since(start).Seconds())
+	t.logf("train: hard negatives found in %.1fs", time.Since(start).Seconds())
 	return nil
 }

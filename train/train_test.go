@@ -145,7 +145,7 @@ func TestCheckpointsKeepLossCurve(t *testing.T) {
 func TestResumeIsExact(t *testing.T) {
 	d := tinyDataset(t)
 	hard := tinyConfig()
-	hard.Loss, hard.Negatives, hard.HardNegatives = "shared", 40, 2
+	hard.Loss, hard.Negatives, hard.HardNegatives, hard.HardIntersections = "shared", 40, 2, 1
 	decay := tinyConfig()
 	decay.EntityDecay = 5
 	for name, cfg := range map[string]Config{"tiny": tinyConfig(), "hard negatives": hard, "entity decay": decay} {
@@ -250,6 +250,8 @@ func TestConfigValidate(t *testing.T) {
 		"exclude":             func(c *Config) { c.Loss, c.ExcludeAnswers = "softmax", true },
 		"hard":                func(c *Config) { c.HardNegatives = -1 },
 		"hard-all":            func(c *Config) { c.Loss, c.HardNegatives = "all", 2 },
+		"hard-isect":          func(c *Config) { c.HardIntersections = -1 },
+		"hard-isect-all":      func(c *Config) { c.Loss, c.HardIntersections = "all", 1 },
 		"entity decay":        func(c *Config) { c.EntityDecay = -0.1 },
 		"entity decay NaN":    func(c *Config) { c.EntityDecay = math.NaN() },
 		"entity decay ≥ 1/lr": func(c *Config) { c.LR, c.EntityDecay = 0.01, 100 },

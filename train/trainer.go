@@ -177,7 +177,7 @@ func (t *trainer) setup() error {
 			s.UniformWeights = t.cfg.QueryWeights == "uniform"
 		}
 	}
-	if t.cfg.HardNegatives > 0 {
+	if t.cfg.HardNegatives > 0 || t.cfg.HardIntersections > 0 {
 		if err := t.setupHard(); err != nil {
 			return err
 		}

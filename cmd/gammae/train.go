@@ -92,6 +92,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.Float64Var(&c.LossSigmoid, "loss-sigmoid", 0, "with --loss all or shared: add `W` times the reference's sigmoid loss over the same candidates (it fixes the logits' level, which the cross-entropy leaves free: σ(logit) becomes a probability, and queries estimate their answer counts)")
 			fs.Float64Var(&c.LabelSmoothing, "label-smoothing", 0, "with --loss all or shared: label smoothing `EPS` (the target 1−EPS on the positive, EPS spread over the candidates)")
 			fs.IntVar(&c.HardNegatives, "hard-negatives", 0, "each negation query draws `K` of its negatives from the entities its negations must remove (the answers on the train graph of the query without its negated branches, less its own); with --loss shared they join the batch's --negatives first")
+			fs.IntVar(&c.HardIntersections, "hard-intersections", 0, "each intersection query without a negation draws `K` of its negatives from the entities its intersections must remove (the answers on the train graph of the query with each intersection made the union of its branches, less its own); with --loss shared they are added to the batch's --negatives")
 			fs.StringVar(&c.QueryWeights, "query-weights", "", "each query's loss weight: `answers` (the reference's sqrt(1/(4+|answers|)), default) or uniform")
 			fs.BoolVar(&c.AnswerTargets, "answer-targets", false, "with --loss all or shared: a query's other training answers among its candidates share its positive's target (the cross-entropy of its answer set) instead of counting as negatives")
 			fs.BoolVar(&c.ExcludeAnswers, "exclude-answers", false, "with --loss all or shared: a query's other training answers are not among its candidates (the sampled losses' negatives exclude them already)")
@@ -246,7 +247,7 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"cpu-minutes": func() { cfg.Minutes, cfg.CPUMinutes = 0, f.CPUMinutes },
 		"union-train": func() { cfg.UnionTrain = f.UnionTrain }, "ref-negatives": func() { cfg.RefNegatives = f.RefNegatives }, "exclude-answers": func() { cfg.ExcludeAnswers = f.ExcludeAnswers },
 		"query-weights": func() { cfg.QueryWeights = f.QueryWeights }, "answer-targets": func() { cfg.AnswerTargets = f.AnswerTargets },
-		"loss-sigmoid": func() { cfg.LossSigmoid = f.LossSigmoid }, "hard-negatives": func() { cfg.HardNegatives = f.HardNegatives }, "label-smoothing": func() { cfg.LabelSmoothing = f.LabelSmoothing },
+		"loss-sigmoid": func() { cfg.LossSigmoid = f.LossSigmoid }, "hard-negatives": func() { cfg.HardNegatives = f.HardNegatives }, "hard-intersections": func() { cfg.HardIntersections = f.HardIntersections }, "label-smoothing": func() { cfg.LabelSmoothing = f.LabelSmoothing },
 		"seed": func() { cfg.Seed = f.Seed }, "threads": func() { cfg.Threads = f.Threads },
 		"checkpoint-every": func() { cfg.CheckpointEvery = f.CheckpointEvery }, "valid-every": func() { cfg.ValidEvery = f.ValidEvery },
 		"valid-queries": func() { cfg.ValidQueries = f.ValidQueries }, "confirm-queries": func() { cfg.ConfirmQueries = f.ConfirmQueries },

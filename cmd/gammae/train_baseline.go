@@ -141,6 +141,9 @@ func presetTable() string {
 		if c.HardNegatives > 0 {
 			also = append(also, fmt.Sprintf("--hard-negatives %d", c.HardNegatives))
 		}
+		if c.HardIntersections > 0 {
+			also = append(also, fmt.Sprintf("--hard-intersections %d", c.HardIntersections))
+		}
 		if c.EntityDecay > 0 {
 			also = append(also, fmt.Sprintf("--entity-decay %g", c.EntityDecay))
 		}
