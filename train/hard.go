@@ -45,10 +45,10 @@ func (h *HardSet) Row(i int) []int32 { return h.ids[h.off[i]:h.off[i+1]] }
 func (h *HardSet) Len() int { return len(h.ids) }
 
 // hardSets returns each group's hard negatives, nil for the groups whose
-// queries have none: a negation query's (query.Relax), drawn negation at a
-// time per row, and with intersection > 0 a negation-free intersection
-// query's (query.Loosen), drawn intersection at a time per row beyond the
-// shared negatives. A query with more than hardKeep keeps a random subset
+// queries have none: a negation query's (query.Relax; a row draws
+// negation of them), and a negation-free intersection query's
+// (query.Loosen; a row draws intersection of them, beyond the shared
+// negatives); a count of 0 leaves that kind out. A query with more than hardKeep keeps a random subset
 // of them, drawn from seed. The groups run side by side, one per core
 // (each with its own random source, so the sets do not depend on the
 // order): a run's start spent 2.6 s on FB15k-237's five negation groups
@@ -62,14 +62,14 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64, negation, inter
 		wg.Go(func() {
 			for gi := int(next.Add(1) - 1); gi < len(groups); gi = int(next.Add(1) - 1) {
 				grp := groups[gi]
-				loosen, perRow, extra := query.Relax, negation, false
+				relax, perRow, extra := query.Relax, negation, false
 				if _, neg := query.Relax(grp.Template); !neg {
-					loosen, perRow, extra = query.Loosen, intersection, true
+					relax, perRow, extra = query.Loosen, intersection, true
 				}
-				if _, ok := loosen(grp.Template); !ok || perRow <= 0 {
+				if _, ok := relax(grp.Template); !ok || perRow <= 0 {
 					continue
 				}
-				h, err := hardSet(g, grp, loosen, rand.New(rand.NewPCG(seed, uint64(gi))))
+				h, err := hardSet(g, grp, relax, rand.New(rand.NewPCG(seed, uint64(gi))))
 				if h != nil {
 					h.PerRow, h.Extra = perRow, extra
 				}
@@ -81,13 +81,13 @@ func hardSets(g *kg.Graph, groups []*dataset.Group, seed uint64, negation, inter
 	return out, errors.Join(errs...)
 }
 
-// hardSet is hardSets for one group, whose queries loosen turns into the
-// query whose answers, less their own, are its hard negatives.
-func hardSet(g *kg.Graph, grp *dataset.Group, loosen func(query.Node) (query.Node, bool), rng *rand.Rand) (*HardSet, error) {
+// hardSet is hardSets for one group, whose queries relax turns into the
+// queries whose answers, less their own, are their hard negatives.
+func hardSet(g *kg.Graph, grp *dataset.Group, relax func(query.Node) (query.Node, bool), rng *rand.Rand) (*HardSet, error) {
 	h := &HardSet{off: make([]int64, 1, grp.Len()+1)}
 	var buf, all []int32
 	for i := range grp.Len() {
-		r, _ := loosen(grp.Query(i))
+		r, _ := relax(grp.Query(i))
 		s, err := exact.Execute(g, r)
 		if err != nil {
 			return nil, err
