@@ -40,8 +40,36 @@ func TestRewrites(t *testing.T) {
 	}
 }
 
+// rewriteCase is a structure and the shape a rewrite makes of it ("":
+// the rewrite does not apply).
+type rewriteCase struct{ name, want string }
+
+// testRewrite checks a rewrite of the benchmark's structures: the shape
+// it makes, or ok false and the query unchanged.
+func testRewrite(t *testing.T, name string, rewrite func(Node) (Node, bool), cases []rewriteCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := Lookup(tc.name)
+			q, err := Template(st.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := rewrite(q)
+			switch {
+			case ok != (tc.want != ""):
+				t.Fatalf("%s ok = %v (%s)", name, ok, Shape(r))
+			case ok && Shape(r) != tc.want:
+				t.Errorf("%s = %s, want %s", name, Shape(r), tc.want)
+			case !ok && Shape(r) != st.Shape:
+				t.Errorf("%s changed a query it does not apply to: %s", name, Shape(r))
+			}
+		})
+	}
+}
+
 func TestRelax(t *testing.T) {
-	for _, tc := range []struct{ name, want string }{
+	testRewrite(t, "Relax", Relax, []rewriteCase{
 		{"2in", "(e,(r,))"},
 		{"3in", "((e,(r,)),(e,(r,)))"},
 		{"inp", "(e,(r,r))"},
@@ -51,25 +79,7 @@ func TestRelax(t *testing.T) {
 		{"2i", ""},
 		{"up-DNF", ""},
 		{"2u-DM", ""}, // ¬(¬A ∧ ¬B): no positive argument to keep
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			st, _ := Lookup(tc.name)
-			q, err := Template(st.Shape)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, ok := Relax(q)
-			if ok != (tc.want != "") {
-				t.Fatalf("Relax ok = %v", ok)
-			}
-			if ok && Shape(r) != tc.want {
-				t.Errorf("Relax = %s, want %s", Shape(r), tc.want)
-			}
-			if !ok && Shape(r) != st.Shape {
-				t.Errorf("Relax changed a query it cannot relax: %s", Shape(r))
-			}
-		})
-	}
+	})
 	// A union whose branch has a negation relaxes that branch.
 	a, b := Anchor{Entity: 1}, Anchor{Entity: 2}
 	u := Union{Args: []Node{Projection{Relation: 3, Arg: a}, Intersection{Args: []Node{Projection{Relation: 4, Arg: a}, Negation{Arg: Projection{Relation: 5, Arg: b}}}}}}
@@ -79,7 +89,7 @@ func TestRelax(t *testing.T) {
 }
 
 func TestLoosen(t *testing.T) {
-	for _, tc := range []struct{ name, want string }{
+	testRewrite(t, "Loosen", Loosen, []rewriteCase{
 		{"2i", "((e,(r,)),(e,(r,)),(u,))"},
 		{"3i", "((e,(r,)),(e,(r,)),(e,(r,)),(u,))"},
 		{"pi", "((e,(r,r)),(e,(r,)),(u,))"},
@@ -90,25 +100,7 @@ func TestLoosen(t *testing.T) {
 		{"up-DNF", ""},
 		{"2in", ""}, // Relax's
 		{"pni", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			st, _ := Lookup(tc.name)
-			q, err := Template(st.Shape)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, ok := Loosen(q)
-			if ok != (tc.want != "") {
-				t.Fatalf("Loosen ok = %v (%s)", ok, Shape(r))
-			}
-			if ok && Shape(r) != tc.want {
-				t.Errorf("Loosen = %s, want %s", Shape(r), tc.want)
-			}
-			if !ok && Shape(r) != st.Shape {
-				t.Errorf("Loosen changed a query it cannot loosen: %s", Shape(r))
-			}
-		})
-	}
+	})
 	// An intersection inside a union's branch is loosened, the union kept.
 	a, b := Anchor{Entity: 1}, Anchor{Entity: 2}
 	u := Union{Args: []Node{Projection{Relation: 3, Arg: a}, Intersection{Args: []Node{Projection{Relation: 4, Arg: a}, Projection{Relation: 5, Arg: b}}}}}
