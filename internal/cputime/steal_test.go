@@ -1,6 +1,7 @@
 package cputime
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,23 @@ func TestParseCPUInfo(t *testing.T) {
 	} {
 		if got := ParseCPUInfo([]byte(tc.in)); got != tc.want {
 			t.Errorf("ParseCPUInfo(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseCPUFlags(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"processor\t: 0\nflags\t\t: fpu sse2 avx2 fma avx512f avx512_bf16 amx_bf16 amx_tile\n\nprocessor\t: 1\nflags\t\t: fpu\n", []string{"avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"}},
+		{"flags\t\t: fpu avx2 fma avx512f avx512_bf16 avx512_fp16x\n", []string{"avx2", "fma", "avx512f", "avx512_bf16"}},
+		{"flags : avx512_bf16x amx\n", nil},
+		{"model name\t: no flags here\n", nil},
+		{"", nil},
+	} {
+		if got := ParseCPUFlags([]byte(tc.in), SpeedFlags); !slices.Equal(got, tc.want) {
+			t.Errorf("ParseCPUFlags(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
