@@ -296,7 +296,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, exe runne
 	r.Host, r.Flags = readHost()
 	logf("host %s; flags %s", r.Host, strings.Join(r.Flags, " "))
 
-	model := filepath.Join(o.work, "d400")
+	// A directory of its own: train refuses to overwrite a run.
+	tmp, err := os.MkdirTemp(o.work, "d400-")
+	if err != nil {
+		return err
+	}
+	model := filepath.Join(tmp, "run")
 	logf("training the d=400 model to evaluate (%s)", model)
 	if _, err := exe(ctx, nil, o.gammae, append([]string{"train", "--data", o.data, "--out", model}, modelArgs...)...); err != nil {
 		return err
