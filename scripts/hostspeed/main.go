@@ -605,34 +605,35 @@ func checks(r *report) []check {
 		}
 		cs = append(cs, dims)
 	}
-	ev := check{Target: "test evaluation at d=400 (the command): ≤ 8 s"}
-	if best := min(r.Eval.median("fp32"), r.Eval.median("bf16")); best > 0 {
-		ev.Got = fmt.Sprintf("%.2f s", best)
-		if r.Short {
-			ev.Why = "-short: a sample of the queries"
-		} else {
-			ev.Met = yes(best <= 8)
+	// The better precision's median against a limit: what a user who
+	// picks the faster one gets.
+	best := func(target string, byPrec map[string][]float64, limit float64, unit, short string) check {
+		c := check{Target: target, Got: "not measured", Why: "-"}
+		b := 0.0
+		for _, p := range precisions {
+			if m := median(byPrec[p]); m > 0 && (b == 0 || m < b) {
+				b = m
+			}
 		}
-	} else {
-		ev.Got = "not measured"
+		if b > 0 {
+			c.Got, c.Why = fmt.Sprintf("%.2f %s", b, unit), ""
+			if r.Short {
+				c.Why = short
+			} else {
+				c.Met = yes(b <= limit)
+			}
+		}
+		return c
 	}
-	cs = append(cs, ev)
-	sv := check{Target: "serving a d=400 model, p99 at 8 clients: ≤ 5 ms"}
-	var p99 = map[string][]float64{}
+	evals, p99 := map[string][]float64{}, map[string][]float64{}
+	for _, x := range r.Eval.Samples {
+		evals[x.Precision] = append(evals[x.Precision], x.Seconds)
+	}
 	for _, x := range r.Serve {
 		p99[x.Precision] = append(p99[x.Precision], x.P99Eight)
 	}
-	if best := min(median(p99["fp32"]), median(p99["bf16"])); best > 0 {
-		sv.Got = fmt.Sprintf("%.2f ms", best)
-		if r.Short {
-			sv.Why = "-short: a few requests"
-		} else {
-			sv.Met = yes(best <= 5)
-		}
-	} else {
-		sv.Got, sv.Why = "not measured", "-"
-	}
-	cs = append(cs, sv)
+	cs = append(cs, best("test evaluation at d=400 (the command): ≤ 8 s", evals, 8, "s", "-short: a sample of the queries"),
+		best("serving a d=400 model, p99 at 8 clients: ≤ 5 ms", p99, 5, "ms", "-short: a few requests"))
 	for _, g := range []struct {
 		name string
 		v    map[string]float64

@@ -170,31 +170,48 @@ func writeFake(path string, v any) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-func TestRun(t *testing.T) {
-	defer func(f func() (string, []string)) { readHost = f }(readHost)
-	readHost = func() (string, []string) {
-		return "AMD EPYC (family 26 model 2)", []string{"avx2", "fma", "avx512f", "avx512_bf16"}
+// wantLines fails t for each of lines that out lacks.
+func wantLines(t *testing.T, out string, lines ...string) {
+	t.Helper()
+	for _, s := range lines {
+		if !strings.Contains(out, s) {
+			t.Errorf("table lacks %q:\n%s", s, out)
+		}
 	}
+}
+
+// runFake runs the command on an empty dataset file with the fakes, and
+// returns them and its standard output.
+func runFake(t *testing.T, args ...string) (*fake, string) {
+	t.Helper()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "fb237.gqd")
 	if err := os.WriteFile(data, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jsonPath := filepath.Join(dir, "out.json")
-	var f fake
+	f := new(fake)
 	var stdout, stderr strings.Builder
-	args := []string{"-data", data, "-gammae", "gammae", "-work", filepath.Join(dir, "work"), "-rounds", "2", "-json", jsonPath}
+	args = append([]string{"-data", data, "-gammae", "gammae", "-work", filepath.Join(dir, "work")}, args...)
 	if err := run(context.Background(), args, &stdout, &stderr, f.run, f.start); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
+	return f, stdout.String()
+}
+
+func TestRun(t *testing.T) {
+	defer func(f func() (string, []string)) { readHost = f }(readHost)
+	readHost = func() (string, []string) {
+		return "AMD EPYC (family 26 model 2)", []string{"avx2", "fma", "avx512f", "avx512_bf16"}
+	}
+	jsonPath := filepath.Join(t.TempDir(), "out.json")
+	f, out := runFake(t, "-rounds", "2", "-json", jsonPath)
 	// Each round alternates the precisions, the second in the other order.
 	want := []string{"0.2 fp32", "0.2 bf16", "0.5 fp32", "0.5 bf16", "2.3 fp32", "2.3 bf16", "eval fp32", "eval bf16", "loadtest fp32", "loadtest bf16",
 		"0.2 bf16", "0.2 fp32", "0.5 bf16", "0.5 fp32", "2.3 bf16", "2.3 fp32", "eval bf16", "eval fp32", "loadtest bf16", "loadtest fp32"}
 	if !slices.Equal(f.calls, want) {
 		t.Errorf("runs %q\nwant %q", f.calls, want)
 	}
-	out := stdout.String()
-	for _, s := range []string{
+	wantLines(t, out,
 		"| d=400 (h=800): s per iteration | 0.500, 0.500 | 0.250, 0.250 |",
 		"| test evaluation, d=400: as it reports itself, s | 12.00, 12.00 | 6.00, 6.00 |",
 		"| hour preset, fp32: ≤ 0.3 s per iteration | 0.200 s | yes |",
@@ -205,11 +222,7 @@ func TestRun(t *testing.T) {
 		"| serving d=400, 8 clients: p99 ms | 5.41, 5.41 | 5.41, 5.41 |",
 		"| serving a d=400 model, p99 at 8 clients: ≤ 5 ms | 5.41 ms | **no** |",
 		"host: AMD EPYC (family 26 model 2); CPUID avx2 fma avx512f avx512_bf16; kernels: avx512, bf16 products: AVX512-BF16;",
-	} {
-		if !strings.Contains(out, s) {
-			t.Errorf("table lacks %q:\n%s", s, out)
-		}
-	}
+	)
 	var r report
 	b, err := os.ReadFile(jsonPath)
 	if err != nil {
@@ -226,28 +239,13 @@ func TestRun(t *testing.T) {
 // TestRunShort: -short times fewer iterations and judges no target that
 // needs the full figures, only the kernels' ratios.
 func TestRunShort(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "fb237.gqd")
-	if err := os.WriteFile(data, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var f fake
-	var stdout, stderr strings.Builder
-	args := []string{"-data", data, "-gammae", "gammae", "-work", dir, "-rounds", "1", "-short"}
-	if err := run(context.Background(), args, &stdout, &stderr, f.run, f.start); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
-	}
-	out := stdout.String()
-	for _, s := range []string{
+	_, out := runFake(t, "-rounds", "1", "-short")
+	wantLines(t, out,
 		"| hour preset, fp32: ≤ 0.3 s per iteration | 0.200 s | -short: a few iterations |",
 		"s | -short: a sample of the queries |",
 		"| serving a d=400 model, p99 at 8 clients: ≤ 5 ms | 5.41 ms | -short: a few requests |",
 		"| GammaFeatures avx512: ≥ 4× pure Go | 416 / 23 M values/s = 18.1× | yes |",
-	} {
-		if !strings.Contains(out, s) {
-			t.Errorf("table lacks %q:\n%s", s, out)
-		}
-	}
+	)
 }
 
 func TestRunBadFlags(t *testing.T) {
