@@ -88,6 +88,14 @@ type Config struct {
 	// by 1 − lr·EntityDecay, pulling candidates towards α = β = 1 (the
 	// regulariser's x + 1). 0 is off. GammaE only.
 	EntityDecay float64 `json:"entity_decay,omitempty"`
+	// EntityDecayPower weights each entity's decay by its share of the
+	// train graph's edges: entity e's rows shrink by 1 − lr·EntityDecay·wₑ
+	// with wₑ ∝ (degreeₑ + 1)^EntityDecayPower, scaled to a mean of 1
+	// over the entities, so the table's mean decay stays EntityDecay. 0
+	// (every entity alike) is AdamW's; > 0 holds the frequent entities
+	// closer to the prior, as a regulariser applied per occurrence does
+	// (the weighted trace norm of link prediction), < 0 the rare ones.
+	EntityDecayPower float64 `json:"entity_decay_power,omitempty"`
 	// WeightDecay is the same decoupled decay on every other parameter
 	// with more than one dimension: the relation tables and the
 	// projection, intersection and union weights, biases left alone
@@ -407,6 +415,12 @@ func (c *Config) Validate() error {
 	}
 	if !(c.EntityDecay >= 0) || math.IsInf(c.EntityDecay, 0) || c.LR*c.EntityDecay >= 1 {
 		errs = append(errs, fmt.Errorf("entity decay must be ≥ 0 with lr·decay < 1 (0: off), got %g at lr %g", c.EntityDecay, c.LR))
+	}
+	if math.IsNaN(c.EntityDecayPower) || math.Abs(c.EntityDecayPower) > 4 {
+		errs = append(errs, fmt.Errorf("entity decay power must be within [-4, 4], got %g", c.EntityDecayPower))
+	}
+	if c.EntityDecayPower != 0 && c.EntityDecay == 0 {
+		errs = append(errs, errors.New("entity decay power needs an entity decay above 0"))
 	}
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) || c.LR*c.WeightDecay >= 1 {
 		errs = append(errs, fmt.Errorf("weight decay must be ≥ 0 with lr·decay < 1 (0: off), got %g at lr %g", c.WeightDecay, c.LR))

@@ -255,6 +255,9 @@ func TestConfigValidate(t *testing.T) {
 		"entity decay":        func(c *Config) { c.EntityDecay = -0.1 },
 		"entity decay NaN":    func(c *Config) { c.EntityDecay = math.NaN() },
 		"entity decay ≥ 1/lr": func(c *Config) { c.LR, c.EntityDecay = 0.01, 100 },
+		"decay power NaN":     func(c *Config) { c.EntityDecay, c.EntityDecayPower = 0.1, math.NaN() },
+		"decay power 5":       func(c *Config) { c.EntityDecay, c.EntityDecayPower = 0.1, 5 },
+		"decay power alone":   func(c *Config) { c.EntityDecayPower = 0.5 },
 		"weight decay":        func(c *Config) { c.WeightDecay = -0.1 },
 		"weight decay ≥ 1/lr": func(c *Config) { c.LR, c.WeightDecay = 0.01, 100 },
 	} {

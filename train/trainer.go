@@ -104,6 +104,10 @@ type trainer struct {
 	logFile   *os.File
 	// skippedRun counts consecutive skipped updates.
 	skippedRun int
+	// decayW are the entities' decay weights of a frequency-weighted
+	// entity decay (Config.EntityDecayPower), nil when every entity decays
+	// alike.
+	decayW []float64
 	// q is set when the run trains a baseline (RunModel) instead of GammaE.
 	q *qeRun
 	// validIter and validMRR are the last periodic validation's iteration
@@ -181,6 +185,9 @@ func (t *trainer) setup() error {
 		if err := t.setupHard(); err != nil {
 			return err
 		}
+	}
+	if err := t.setupDecayWeights(); err != nil {
+		return err
 	}
 	if t.cfg.RefNegatives {
 		t.logf("train: reproducing the reference code: negatives may include answers (--ref-negatives)")
@@ -388,6 +395,9 @@ func (t *trainer) step(b *Batch, next *Stream) (float64, *draw, error) {
 	}
 	t.skippedRun = 0
 	t.setShrink()
+	if t.decayW != nil {
+		t.shrinkEntities()
+	}
 	if err := t.opt.Step(t.model.Tensors()); err != nil {
 		return 0, pre, err
 	}
@@ -418,7 +428,9 @@ func (t *trainer) setShrink() {
 		f := 0.0
 		switch {
 		case i == t.model.EntityParam():
-			if d > 0 {
+			// A frequency-weighted decay shrinks the rows itself
+			// (shrinkEntities).
+			if d > 0 && t.decayW == nil {
 				f = float64(float32(1 - t.opt.LR*d))
 			}
 		case w > 0 && len(p.Shape) > 1:

@@ -100,6 +100,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			fs.Float64Var(&c.AdamBeta2, "adam-beta2", 0, "Adam's β₂ (default 0.999)")
 			fs.Float64Var(&c.AdamEps, "adam-eps", 0, "Adam's ε (default 1e-8)")
 			fs.Float64Var(&c.EntityDecay, "entity-decay", 0, "decoupled weight decay `W` on the entity table alone (AdamW's: each step scales it by 1 − lr·W, pulling candidates towards α = β = 1), a regulariser the reference lacks; GammaE only")
+			fs.Float64Var(&c.EntityDecayPower, "entity-decay-power", 0, "with --entity-decay: weight each entity's decay by (its train-graph degree + 1)^`P`, scaled to a mean of 1 (0: every entity alike; > 0 holds the frequent entities closer to the prior); GammaE only")
 			fs.Float64Var(&c.WeightDecay, "weight-decay", 0, "the same decoupled decay `W` on every other weight (relation tables, the projection, intersection and union nets; not biases), a regulariser the reference lacks; GammaE only")
 			fs.Float64Var(&c.Average, "average", 0, "average the parameters of the schedule's last `FRACTION` into RUN/average.safetensors (evaluate it with --model RUN/average.safetensors); GammaE only")
 			fs.IntVar(&c.Steps, "steps", 0, "iterations the schedule is laid out for (each is 3 optimiser steps)")
@@ -243,7 +244,7 @@ func trainConfig(o *trainOptions, set map[string]bool, d *dataset.Dataset) (trai
 		"projection-dropout-root": func() { cfg.ProjectionDropoutRoot = f.ProjectionDropoutRoot }, "lr": func() { cfg.LR = f.LR }, "batch": func() { cfg.Batch = f.Batch },
 		"negatives": func() { cfg.Negatives = f.Negatives }, "loss": func() { cfg.Loss = f.Loss },
 		"loss-temperature": func() { cfg.LossTemperature = f.LossTemperature }, "average": func() { cfg.Average = f.Average },
-		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "entity-decay": func() { cfg.EntityDecay = f.EntityDecay }, "weight-decay": func() { cfg.WeightDecay = f.WeightDecay }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes, cfg.CPUMinutes = f.Minutes, 0 },
+		"adam-beta2": func() { cfg.AdamBeta2 = f.AdamBeta2 }, "precision": func() { cfg.Precision = f.Precision }, "adam-eps": func() { cfg.AdamEps = f.AdamEps }, "entity-decay": func() { cfg.EntityDecay = f.EntityDecay }, "entity-decay-power": func() { cfg.EntityDecayPower = f.EntityDecayPower }, "weight-decay": func() { cfg.WeightDecay = f.WeightDecay }, "steps": func() { cfg.Steps = f.Steps }, "minutes": func() { cfg.Minutes, cfg.CPUMinutes = f.Minutes, 0 },
 		"cpu-minutes": func() { cfg.Minutes, cfg.CPUMinutes = 0, f.CPUMinutes },
 		"union-train": func() { cfg.UnionTrain = f.UnionTrain }, "ref-negatives": func() { cfg.RefNegatives = f.RefNegatives }, "exclude-answers": func() { cfg.ExcludeAnswers = f.ExcludeAnswers },
 		"query-weights": func() { cfg.QueryWeights = f.QueryWeights }, "answer-targets": func() { cfg.AnswerTargets = f.AnswerTargets },
