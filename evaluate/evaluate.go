@@ -35,6 +35,7 @@ import (
 
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/internal/kernel"
 	"github.com/gammae/gammae/metrics"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 	Structures []string
 	// Uncertainty also computes the entropy–cardinality correlations.
 	Uncertainty bool
+	// Estimates also sums σ(logit) over all entities for every query and
+	// compares the sums with the answer counts (Report.Estimates).
+	Estimates bool
 	// Union is the union mode to embed union queries with; "" is the
 	// model's own. NoElasticity evaluates negation with ε = 0.
 	Union        gamma.Union
@@ -73,8 +77,10 @@ type Report struct {
 	Table metrics.Table `json:"table"`
 	// Uncertainty is set when Options.Uncertainty was.
 	Uncertainty *Uncertainty `json:"uncertainty,omitempty"`
-	Union       gamma.Union  `json:"union"`   // union mode used
-	Epsilon     float64      `json:"epsilon"` // negation elasticity used
+	// Estimates is set when Options.Estimates was.
+	Estimates *Estimates  `json:"estimates,omitempty"`
+	Union     gamma.Union `json:"union"`   // union mode used
+	Epsilon   float64     `json:"epsilon"` // negation elasticity used
 	// Precision is GammaE's scoring arithmetic (fp32 or bf16).
 	Precision gamma.Precision `json:"precision,omitempty"`
 	Queries   int             `json:"queries"` // queries ranked
@@ -93,6 +99,22 @@ type task struct {
 	results []metrics.Result
 	ranked  []bool
 	entropy []float64 // when Uncertainty and the embedding is one Gamma
+	// estimate is each query's Σ σ(logit), when Estimates.
+	estimate []float64
+}
+
+// rankRow ranks query i of t from its logits against all entities.
+func (t *task) rankRow(i int, row []float32) error {
+	q := t.idx[i]
+	res, err := metrics.Evaluate(row, t.group.Answers(q), t.group.EasyAnswers(q))
+	if err != nil {
+		return fmt.Errorf("structure %s query %d: %v", t.name, q, err)
+	}
+	t.results[i], t.ranked[i] = res, true
+	if t.estimate != nil {
+		t.estimate[i] = kernel.SigmoidSum(row)
+	}
+	return nil
 }
 
 // block is a scored run of rows of one task.
@@ -194,6 +216,9 @@ func report(tasks []*task, o Options, start time.Time) *Report {
 	r.Table = acc.Table()
 	if o.Uncertainty {
 		r.Uncertainty = correlate(tasks)
+	}
+	if o.Estimates {
+		r.Estimates = compareEstimates(tasks)
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r
@@ -299,17 +324,12 @@ func sharedAnchored(tasks []*task, cfg gamma.Config, limit int) []gamma.Anchored
 func rank(b block, n int) error {
 	t := b.t
 	for i := b.lo; i < b.hi; i++ {
-		q := t.idx[i]
-		hard := t.group.Answers(q)
-		if len(hard) == 0 {
+		if len(t.group.Answers(t.idx[i])) == 0 {
 			continue
 		}
-		row := b.scores[(i-b.lo)*n : (i-b.lo+1)*n]
-		res, err := metrics.Evaluate(row, hard, t.group.EasyAnswers(q))
-		if err != nil {
-			return fmt.Errorf("structure %s query %d: %v", t.name, q, err)
+		if err := t.rankRow(i, b.scores[(i-b.lo)*n:(i-b.lo+1)*n]); err != nil {
+			return err
 		}
-		t.results[i], t.ranked[i] = res, true
 	}
 	return nil
 }
@@ -341,6 +361,9 @@ func newTask(g *dataset.Group, o Options) *task {
 	t := &task{group: g, name: g.Name(), idx: sample(g.Len(), o.PerStructure, o.Seed, g.Shape)}
 	t.results = make([]metrics.Result, len(t.idx))
 	t.ranked = make([]bool, len(t.idx))
+	if o.Estimates {
+		t.estimate = make([]float64, len(t.idx))
+	}
 	return t
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gammae/gammae/dataset"
-	"github.com/gammae/gammae/metrics"
 	"github.com/gammae/gammae/qe"
 	"github.com/gammae/gammae/query"
 )
@@ -152,16 +151,10 @@ func rankBlock(m qe.Model, t *task, i0, i1 int, scores []float64, row []float32)
 
 // rankOne ranks query i of t from its scores.
 func rankOne(t *task, i int, scores []float64, row []float32) error {
-	hard := t.group.Answers(t.idx[i])
 	for k, v := range scores {
 		row[k] = float32(v)
 	}
-	res, err := metrics.Evaluate(row, hard, t.group.EasyAnswers(t.idx[i]))
-	if err != nil {
-		return fmt.Errorf("structure %s query %d: %v", t.name, t.idx[i], err)
-	}
-	t.results[i], t.ranked[i] = res, true
-	return nil
+	return t.rankRow(i, row)
 }
 
 // hasUncertainty reports whether m gives t's structure a size measure.

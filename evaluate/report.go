@@ -15,8 +15,8 @@ import (
 )
 
 // WriteText prints the report: the metrics in the paper's layout with
-// per-structure query counts, the uncertainty correlations when computed,
-// and a summary line with the speed.
+// per-structure query counts, the uncertainty correlations and the
+// answer-count estimates when computed, and a summary line with the speed.
 func (r *Report) WriteText(w io.Writer) error {
 	if err := r.Table.WriteText(w); err != nil {
 		return err
@@ -26,6 +26,14 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 		if err := r.Uncertainty.WriteText(w); err != nil {
+			return err
+		}
+	}
+	if r.Estimates != nil {
+		if _, err := fmt.Fprintln(w, "\nestimated answer count Σσ(logit) against answers (easy and hard), medians over queries"); err != nil {
+			return err
+		}
+		if err := r.Estimates.WriteText(w); err != nil {
 			return err
 		}
 	}

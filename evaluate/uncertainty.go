@@ -13,8 +13,9 @@ import (
 // embedding in the dnf and mixture modes, so the paper leaves them out.
 var UncertaintyStructures = []string{"1p", "2p", "3p", "2i", "3i", "pi", "ip", "2in", "3in", "inp", "pin", "pni"}
 
-// Coefficient is a correlation coefficient; NaN (undefined: a constant
-// variable, or fewer than two queries) is null in JSON.
+// Coefficient is a correlation coefficient, or another statistic over
+// queries that can be undefined; NaN (undefined: a constant variable, or
+// too few queries) is null in JSON.
 type Coefficient float64
 
 // MarshalJSON writes NaN and infinities as null.

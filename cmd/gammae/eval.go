@@ -42,6 +42,8 @@ func init() {
   gammae eval --model runs/fb237-betae
   # Also the entropy/answer-count correlations (paper tables 3 and A4), and files:
   gammae eval --model runs/fb237 --uncertainty --json fb237.json --csv fb237.csv
+  # How far the answer counts gammae query and the server estimate are from the truth:
+  gammae eval --model runs/fb237 --estimates
   # Union ablation (paper table 6) from one model: the same unions embedded three ways
   # (a mixture needs a model trained with --union mixture):
   gammae eval --model runs/fb237 --union moment --structures 2u,up
@@ -69,8 +71,9 @@ func init() {
 			fs.Uint64Var(&v.o.Seed, "seed", 1, "seed of the --per-structure sample")
 			fs.StringVar(&v.structures, "structures", "", "comma-separated structures to evaluate (1p,2u,up-DM,2in,... or shapes); default all")
 			fs.StringVar(&v.jsonPath, "json", "", "also write the report as JSON to `FILE`")
-			fs.StringVar(&v.csvPath, "csv", "", "also write the table as CSV to `FILE` (uncertainty to FILE-uncertainty.csv)")
+			fs.StringVar(&v.csvPath, "csv", "", "also write the table as CSV to `FILE` (uncertainty to FILE-uncertainty.csv, estimates to FILE-estimates.csv)")
 			fs.BoolVar(&v.o.Uncertainty, "uncertainty", false, "correlate query entropy with number of answers per structure (Spearman, Pearson)")
+			fs.BoolVar(&v.o.Estimates, "estimates", false, "compare each query's estimated answer count Σσ(logit) with its number of answers (easy and hard), per structure")
 			fs.StringVar(&v.precision, "precision", "fp32", precisionUsage)
 			fs.StringVar(&v.cpuProfile, "cpuprofile", "", "write a CPU profile of the evaluation to `FILE`, for go tool pprof")
 			fs.BoolVar(&v.last, "last", false, "for a run directory, its latest checkpoint instead of its best validation one (the default, as for query and serve)")
@@ -166,6 +169,13 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if err := r.WriteText(e.stdout); err != nil {
 		return err
 	}
+	if r.Estimates != nil {
+		if loss, calibrated, err := lm.loss(); err != nil {
+			return err
+		} else if !calibrated {
+			fmt.Fprintf(e.stdout, "(trained with the %s loss, which leaves each query's level of logits free: the sums are no estimates, and gammae query and the server give none; --loss-sigmoid W makes them estimates)\n", loss)
+		}
+	}
 	if v.jsonPath != "" {
 		if err := writeJSON(v.jsonPath, r); err != nil {
 			return err
@@ -177,12 +187,22 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", v.csvPath)
-		if r.Uncertainty != nil {
-			p := strings.TrimSuffix(v.csvPath, filepath.Ext(v.csvPath)) + "-uncertainty.csv"
-			if err := writeCSVFile(p, r.Uncertainty.WriteCSV); err != nil {
+		base := strings.TrimSuffix(v.csvPath, filepath.Ext(v.csvPath))
+		for _, extra := range []struct {
+			suffix string
+			write  func(io.Writer) error
+			set    bool
+		}{
+			{"-uncertainty.csv", r.Uncertainty.WriteCSV, r.Uncertainty != nil},
+			{"-estimates.csv", r.Estimates.WriteCSV, r.Estimates != nil},
+		} {
+			if !extra.set {
+				continue
+			}
+			if err := writeCSVFile(base+extra.suffix, extra.write); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "wrote %s\n", p)
+			fmt.Fprintf(e.stderr, "wrote %s\n", base+extra.suffix)
 		}
 	}
 	return nil

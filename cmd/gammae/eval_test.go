@@ -90,11 +90,11 @@ func TestImportTorchAndEval(t *testing.T) {
 	}
 
 	jsonPath, csvPath := filepath.Join(tmp, "r.json"), filepath.Join(tmp, "r.csv")
-	code, out, stderr = runCmd(t, "eval", "--model", model, "--data", data, "--uncertainty", "--json", jsonPath, "--csv", csvPath)
+	code, out, stderr = runCmd(t, "eval", "--model", model, "--data", data, "--uncertainty", "--estimates", "--json", jsonPath, "--csv", csvPath)
 	if code != 0 {
 		t.Fatalf("eval: exit %d\n%s%s", code, out, stderr)
 	}
-	for _, want := range []string{"MRR", "H@1", "H@3", "H@10", "queries", "1p", "pni", "2u", "up-DM", "SRCC", "PCC", "unions embedded as moment"} {
+	for _, want := range []string{"MRR", "H@1", "H@3", "H@10", "queries", "1p", "pni", "2u", "up-DM", "SRCC", "PCC", "unions embedded as moment", "estimated answer count", "within2x"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, out)
 		}
@@ -112,14 +112,14 @@ func TestImportTorchAndEval(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil || rep.Queries == 0 || len(rep.Table.Rows) < 10 {
 		t.Errorf("JSON report %s: %v", b, err)
 	}
-	for _, p := range []string{csvPath, filepath.Join(tmp, "r-uncertainty.csv")} {
+	for _, p := range []string{csvPath, filepath.Join(tmp, "r-uncertainty.csv"), filepath.Join(tmp, "r-estimates.csv")} {
 		if b, err := os.ReadFile(p); err != nil || !strings.HasPrefix(string(b), "metric,1p,") {
 			t.Errorf("%s: %v %q", p, err, b)
 		}
 	}
 
 	// The torch checkpoint directly gives the same numbers.
-	_, direct, stderr := runCmd(t, "eval", "--model", filepath.Join(torchFixture, "run", "checkpoint"), "--data", data, "--uncertainty")
+	_, direct, stderr := runCmd(t, "eval", "--model", filepath.Join(torchFixture, "run", "checkpoint"), "--data", data, "--uncertainty", "--estimates")
 	if tail(direct) != tail(out) || !strings.Contains(stderr, "reference PyTorch checkpoint") {
 		t.Errorf("torch checkpoint evaluates differently:\n%s\nvs\n%s\n%s", direct, out, stderr)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gammae/gammae/qe"
 	"github.com/gammae/gammae/registry"
 	"github.com/gammae/gammae/safetensors"
+	"github.com/gammae/gammae/train"
 )
 
 // loadedModel is a trained model of any kind with what was read with it.
@@ -104,6 +105,21 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 const precisionUsage = "arithmetic of the entity products when scoring: fp32, or bf16 (bfloat16 operands, float32 sums; twice the rate where the CPU has AVX512-BF16); GammaE only"
 
 // setPrecision sets the scoring precision (--precision).
+// loss returns the model's training loss (LossName) and whether it makes
+// σ(logit) the probability that an entity answers (train.Config's
+// Calibrated); a model without its run's configuration is taken as the
+// reference's, trained with the sigmoid loss.
+func (lm *loadedModel) loss() (name string, calibrated bool, err error) {
+	if lm.meta == nil || len(lm.meta.Train) == 0 {
+		return "", true, nil
+	}
+	var tc train.Config
+	if err := json.Unmarshal(lm.meta.Train, &tc); err != nil {
+		return "", false, fmt.Errorf("%s: training configuration: %v", lm.file, err)
+	}
+	return tc.LossName(), tc.Calibrated(), nil
+}
+
 func (lm *loadedModel) setPrecision(p string) error {
 	if lm.model == nil {
 		if p != "" && p != "fp32" {

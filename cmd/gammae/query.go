@@ -23,7 +23,6 @@ import (
 	"github.com/gammae/gammae/qlang"
 	"github.com/gammae/gammae/query"
 	"github.com/gammae/gammae/serve"
-	"github.com/gammae/gammae/train"
 )
 
 func init() {
@@ -547,13 +546,9 @@ func (f *modelFlags) load(ctx context.Context) (*answer.Engine, *loadedModel, er
 		return nil, nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(filepath.Clean(lm.dataset)), ".gqd")
-	info := serve.Info{Dataset: name, TrainedSteps: lm.steps, Estimates: true}
-	if lm.meta != nil && len(lm.meta.Train) > 0 {
-		var tc train.Config
-		if err := json.Unmarshal(lm.meta.Train, &tc); err != nil {
-			return nil, nil, fmt.Errorf("run of %s: training configuration: %v", f.model, err)
-		}
-		info.Loss, info.Estimates = tc.LossName(), tc.Calibrated()
+	info := serve.Info{Dataset: name, TrainedSteps: lm.steps}
+	if info.Loss, info.Estimates, err = lm.loss(); err != nil {
+		return nil, nil, err
 	}
 	if lm.qm != nil {
 		info.Model, info.Dim, info.Union = lm.title, lm.dim, "dnf"

@@ -14,6 +14,7 @@ import (
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
+	"github.com/gammae/gammae/sample"
 )
 
 // tinyRun writes a run directory with a small random model of the tiny
@@ -46,6 +47,26 @@ func tinyRun(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return run
+}
+
+// tinyQueries writes, beside run, a dataset of tinyRun's graph with
+// 1p and 2p test queries, and returns its path.
+func tinyQueries(t *testing.T, run string) string {
+	t.Helper()
+	d, err := dataset.Load(filepath.Join(filepath.Dir(run), "tiny.gqd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _, err := sample.Generate(context.Background(), d.KG, sample.Options{Seed: 1, Workers: 1, MaxTries: 2000,
+		Test: []sample.Spec{{Shape: "(e,(r,))", Count: 5}, {Shape: "(e,(r,r))", Count: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(filepath.Dir(run), "queries.gqd")
+	if err := dataset.Save(path, q); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // runIn runs gammae in process with the given stdin.
@@ -306,8 +327,10 @@ func TestQueryUnion(t *testing.T) {
 
 // TestQueryEstimates: a result estimates its answer count (Σ σ(logit))
 // only for a model whose training loss makes σ(logit) a probability; a
-// model of the softmax family says n/a, and its JSON has no estimate.
+// model of the softmax family says n/a, its JSON has no estimate, and
+// eval --estimates says its sums are none.
 func TestQueryEstimates(t *testing.T) {
+	queries := "" // tinyRun's graph with test queries, for eval
 	for _, c := range []struct {
 		train string // the run's training configuration
 		want  string
@@ -320,6 +343,9 @@ func TestQueryEstimates(t *testing.T) {
 		{`{"loss":"shared","loss_sigmoid":0.5}`, "estimated answers: 0.", true},
 	} {
 		run := tinyRun(t)
+		if queries == "" {
+			queries = tinyQueries(t, run)
+		}
 		if c.train != "" {
 			meta, err := checkpoint.ReadRunMeta(run)
 			if err != nil {
@@ -337,6 +363,11 @@ func TestQueryEstimates(t *testing.T) {
 		code, out, stderr = runIn(t, "", "query", "--model", run, "--json", "p(bob, knows)")
 		if code != 0 || strings.Contains(out, `"estimated_answers"`) != c.json {
 			t.Errorf("%s --json: exit %d, estimated_answers present %v, want %v\n%s%s", c.train, code, !c.json, c.json, out, stderr)
+		}
+		// eval --estimates gives the sums either way, and says when they are no estimates.
+		code, out, stderr = runIn(t, "", "eval", "--model", run, "--data", queries, "--estimates", "--quiet")
+		if code != 0 || !strings.Contains(out, "estimated answer count") || strings.Contains(out, "the sums are no estimates") == c.json {
+			t.Errorf("%s eval --estimates: exit %d, note present %v, want %v\n%s%s", c.train, code, !c.json, !c.json, out, stderr)
 		}
 	}
 }
