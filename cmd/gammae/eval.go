@@ -173,7 +173,7 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 		if loss, calibrated, err := lm.loss(); err != nil {
 			return err
 		} else if !calibrated {
-			fmt.Fprintf(e.stdout, "(trained with the %s loss, which leaves each query's level of logits free: the sums are no estimates, and gammae query and the server give none; --loss-sigmoid W makes them estimates)\n", loss)
+			fmt.Fprintf(e.stdout, "(trained with the %s loss, which leaves each query's level of logits free: the sums are no estimates, and gammae query and the server give none; --loss-sigmoid W fixes the level)\n", loss)
 		}
 	}
 	if v.jsonPath != "" {
