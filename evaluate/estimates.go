@@ -2,12 +2,9 @@ package evaluate
 
 import (
 	"bufio"
-	"encoding/csv"
-	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/gammae/gammae/metrics"
 )
@@ -52,15 +49,7 @@ func compareEstimates(tasks []*task) *Estimates {
 		if t.estimate == nil {
 			continue
 		}
-		var est, ans []float64
-		for i, ok := range t.ranked {
-			if !ok {
-				continue
-			}
-			q := t.idx[i]
-			est = append(est, t.estimate[i])
-			ans = append(ans, float64(len(t.group.Answers(q))+len(t.group.EasyAnswers(q))))
-		}
+		est, ans := t.byAnswers(t.estimate)
 		e.Rows = append(e.Rows, CompareEstimates(metrics.Canonical(t.name), est, ans))
 		allEst, allAns = append(allEst, est...), append(allAns, ans...)
 	}
@@ -109,73 +98,28 @@ func medianOf(v []float64) Coefficient {
 	return Coefficient((s[n/2-1] + s[n/2]) / 2)
 }
 
-// estimateRows are the table's rows: a label, a value and its format.
-var estimateRows = []struct {
-	label string
-	value func(Estimate) float64
-	prec  int
-}{
-	{"answers", func(e Estimate) float64 { return float64(e.Answers) }, 1},
-	{"estimate", func(e Estimate) float64 { return float64(e.Estimate) }, 1},
-	{"ratio", func(e Estimate) float64 { return float64(e.Ratio) }, 3},
-	{"within2x", func(e Estimate) float64 { return float64(e.Within2) }, 3},
-	{"SRCC", func(e Estimate) float64 { return float64(e.Spearman) }, 3},
-	{"queries", func(e Estimate) float64 { return float64(e.Queries) }, 0},
+// table lays the comparison out: structures, then the pooled column.
+func (e *Estimates) table() statTable {
+	t := statTable{rows: []statRow{{label: "answers", prec: 1}, {label: "estimate", prec: 1}, {label: "ratio", prec: 3},
+		{label: "within2x", prec: 3}, {label: "SRCC", prec: 3}, {label: "queries"}}}
+	for _, c := range append(slices.Clone(e.Rows), e.All) {
+		t.names = append(t.names, metrics.DisplayName(c.Structure))
+		for i, v := range []Coefficient{c.Answers, c.Estimate, c.Ratio, c.Within2, c.Spearman, Coefficient(c.Queries)} {
+			t.rows[i].values = append(t.rows[i].values, float64(v))
+		}
+	}
+	return t
 }
-
-// columns returns the structures, then the pooled column.
-func (e *Estimates) columns() []Estimate { return append(slices.Clone(e.Rows), e.All) }
 
 // WriteText prints structures as columns and, as rows, the medians of
 // the answer counts, the estimates and their ratio, the fraction within
 // a factor of two, the rank correlation and the query counts.
 func (e *Estimates) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	cols := e.columns()
-	width := 9
-	for _, c := range cols {
-		width = max(width, len(metrics.DisplayName(c.Structure))+2)
-	}
-	fmt.Fprintf(bw, "%-9s", "")
-	for _, c := range cols {
-		fmt.Fprintf(bw, "%*s", width, metrics.DisplayName(c.Structure))
-	}
-	bw.WriteString("\n")
-	for _, r := range estimateRows {
-		fmt.Fprintf(bw, "%-9s", r.label)
-		for _, c := range cols {
-			if v := r.value(c); math.IsNaN(v) {
-				fmt.Fprintf(bw, "%*s", width, "-")
-			} else {
-				fmt.Fprintf(bw, "%*.*f", width, r.prec, v)
-			}
-		}
-		bw.WriteString("\n")
-	}
+	writeStats(bw, e.table(), 9)
 	return bw.Flush()
 }
 
 // WriteCSV writes the same table: a header of structures (the pooled
 // column as all), one record per row, empty cells where undefined.
-func (e *Estimates) WriteCSV(w io.Writer) error {
-	cols := e.columns()
-	cw := csv.NewWriter(w)
-	rec := []string{"metric"}
-	for _, c := range cols {
-		rec = append(rec, metrics.DisplayName(c.Structure))
-	}
-	cw.Write(rec)
-	for _, r := range estimateRows {
-		rec = append(rec[:0], r.label)
-		for _, c := range cols {
-			s := ""
-			if v := r.value(c); !math.IsNaN(v) {
-				s = strconv.FormatFloat(v, 'g', -1, 64)
-			}
-			rec = append(rec, s)
-		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	return cw.Error()
-}
+func (e *Estimates) WriteCSV(w io.Writer) error { return writeStatsCSV(w, e.table()) }

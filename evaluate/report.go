@@ -112,68 +112,82 @@ func (u *Uncertainty) WriteText(w io.Writer) error {
 }
 
 func writeCorrelations(bw *bufio.Writer, cols []Correlation) {
-	width := 8
+	writeStats(bw, correlationStats(cols), 8)
+}
+
+// correlationStats lays cols out as a table: SRCC, PCC and query counts.
+func correlationStats(cols []Correlation) statTable {
+	t := statTable{rows: []statRow{{label: "SRCC", prec: 3}, {label: "PCC", prec: 3}, {label: "queries"}}}
 	for _, c := range cols {
-		width = max(width, len(metrics.DisplayName(c.Structure))+2)
+		t.names = append(t.names, metrics.DisplayName(c.Structure))
+		t.rows[0].values = append(t.rows[0].values, float64(c.Spearman))
+		t.rows[1].values = append(t.rows[1].values, float64(c.Pearson))
+		t.rows[2].values = append(t.rows[2].values, float64(c.Queries))
 	}
-	fmt.Fprintf(bw, "%-8s", "")
-	for _, c := range cols {
-		fmt.Fprintf(bw, "%*s", width, metrics.DisplayName(c.Structure))
+	return t
+}
+
+// statTable is a table of statistics with structures as columns.
+type statTable struct {
+	names []string // the columns' display names
+	rows  []statRow
+}
+
+// statRow is a labelled row of a statTable; NaN values are undefined.
+type statRow struct {
+	label  string
+	prec   int // decimals in text
+	values []float64
+}
+
+// writeStats prints t, labels and columns at least width wide ("-"
+// where a value is undefined).
+func writeStats(bw *bufio.Writer, t statTable, width int) {
+	label := width
+	for _, n := range t.names {
+		width = max(width, len(n)+2)
+	}
+	fmt.Fprintf(bw, "%-*s", label, "")
+	for _, n := range t.names {
+		fmt.Fprintf(bw, "%*s", width, n)
 	}
 	bw.WriteString("\n")
-	for _, m := range coefficientRows {
-		fmt.Fprintf(bw, "%-8s", m.label)
-		for _, c := range cols {
-			if v := float64(m.value(c)); math.IsNaN(v) {
+	for _, r := range t.rows {
+		fmt.Fprintf(bw, "%-*s", label, r.label)
+		for _, v := range r.values {
+			if math.IsNaN(v) {
 				fmt.Fprintf(bw, "%*s", width, "-")
 			} else {
-				fmt.Fprintf(bw, "%*.3f", width, v)
+				fmt.Fprintf(bw, "%*.*f", width, r.prec, v)
 			}
 		}
 		bw.WriteString("\n")
 	}
-	fmt.Fprintf(bw, "%-8s", "queries")
-	for _, c := range cols {
-		fmt.Fprintf(bw, "%*d", width, c.Queries)
-	}
-	bw.WriteString("\n")
 }
 
-var coefficientRows = []struct {
-	label string
-	value func(Correlation) Coefficient
-}{
-	{"SRCC", func(c Correlation) Coefficient { return c.Spearman }},
-	{"PCC", func(c Correlation) Coefficient { return c.Pearson }},
-}
-
-// WriteCSV writes the correlations as one CSV table: a header of
-// structures (the average as avg), rows SRCC, PCC (empty when undefined)
-// and queries.
-func (u *Uncertainty) WriteCSV(w io.Writer) error {
-	cols := u.columns()
+// writeStatsCSV writes t as CSV: a header "metric" and the names, one
+// record per row, empty cells where undefined.
+func writeStatsCSV(w io.Writer, t statTable) error {
 	cw := csv.NewWriter(w)
-	rec := []string{"metric"}
-	for _, c := range cols {
-		rec = append(rec, metrics.DisplayName(c.Structure))
-	}
-	cw.Write(rec)
-	for _, m := range coefficientRows {
-		rec = append(rec[:0], m.label)
-		for _, c := range cols {
+	cw.Write(append([]string{"metric"}, t.names...))
+	for _, r := range t.rows {
+		rec := []string{r.label}
+		for _, v := range r.values {
 			s := ""
-			if v := float64(m.value(c)); !math.IsNaN(v) {
+			if !math.IsNaN(v) {
 				s = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 			rec = append(rec, s)
 		}
 		cw.Write(rec)
 	}
-	rec = append(rec[:0], "queries")
-	for _, c := range cols {
-		rec = append(rec, strconv.Itoa(c.Queries))
-	}
-	cw.Write(rec)
 	cw.Flush()
 	return cw.Error()
+}
+
+// WriteCSV writes the correlations as one CSV table: a header of
+// structures (the average as avg), rows SRCC, PCC (empty when undefined)
+// and queries.
+func (u *Uncertainty) WriteCSV(w io.Writer) error {
+	return writeStatsCSV(w, correlationStats(u.columns()))
 }

@@ -56,6 +56,20 @@ type Uncertainty struct {
 	Of      []string      `json:"of"` // the structures averaged
 }
 
+// byAnswers returns v's values for t's ranked queries, and those
+// queries' answer counts (easy and hard).
+func (t *task) byAnswers(v []float64) (values, answers []float64) {
+	for i, ok := range t.ranked {
+		if !ok {
+			continue
+		}
+		q := t.idx[i]
+		values = append(values, v[i])
+		answers = append(answers, float64(len(t.group.Answers(q))+len(t.group.EasyAnswers(q))))
+	}
+	return values, answers
+}
+
 // correlate computes the correlations of the tasks whose embeddings are
 // single Gammas.
 func correlate(tasks []*task) *Uncertainty {
@@ -64,15 +78,7 @@ func correlate(tasks []*task) *Uncertainty {
 		if t.entropy == nil {
 			continue
 		}
-		var h, n []float64
-		for i, ok := range t.ranked {
-			if !ok {
-				continue
-			}
-			q := t.idx[i]
-			h = append(h, t.entropy[i])
-			n = append(n, float64(len(t.group.Answers(q))+len(t.group.EasyAnswers(q))))
-		}
+		h, n := t.byAnswers(t.entropy)
 		u.Rows = append(u.Rows, Correlate(metrics.Canonical(t.name), h, n))
 	}
 	u.Average = Correlation{Structure: "avg"}
