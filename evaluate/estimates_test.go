@@ -3,7 +3,6 @@ package evaluate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -157,23 +156,7 @@ func TestEstimatesOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"estimated answer count", "answers", "estimate", "ratio", "within2x", "SRCC", "all"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
-		}
-	}
-	var js bytes.Buffer
-	if err := r.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatalf("%v in %s", err, js.String())
-	}
+	back := checkForms(t, r, "estimated answer count", "answers", "estimate", "ratio", "within2x", "SRCC", "all")
 	if back.Estimates == nil || len(back.Estimates.Rows) != 3 || !sameEstimate(back.Estimates.All, r.Estimates.All) {
 		t.Errorf("JSON round trip: %+v", back.Estimates)
 	}

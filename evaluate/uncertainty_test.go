@@ -170,23 +170,7 @@ func TestReportOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"MRR", "H@10", "queries", "2u", "avg", "SRCC", "PCC", "unions embedded as moment", "(avg over 4 of the paper's 12 structures: 1p 2p 2in pni)"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
-		}
-	}
-	var js bytes.Buffer
-	if err := r.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatalf("%v in %s", err, js.String())
-	}
+	back := checkForms(t, r, "MRR", "H@10", "queries", "2u", "avg", "SRCC", "PCC", "unions embedded as moment", "(avg over 4 of the paper's 12 structures: 1p 2p 2in pni)")
 	if back.Queries != r.Queries || back.Table.Rows[0].MRR != r.Table.Rows[0].MRR || len(back.Uncertainty.Rows) != 5 {
 		t.Errorf("JSON round trip: %+v", back)
 	}
@@ -198,4 +182,28 @@ func TestReportOutputs(t *testing.T) {
 	if len(lines) != 4 || lines[0] != "metric,1p,2p,2u,2in,pni,avg" || !strings.HasPrefix(lines[3], "queries,12,12,12,12,12,48") {
 		t.Errorf("uncertainty CSV:\n%s", csv.String())
 	}
+}
+
+// checkForms checks that r's text holds each of want, and returns r read
+// back from its JSON.
+func checkForms(t *testing.T, r *Report, want ...string) Report {
+	t.Helper()
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatalf("%v in %s", err, js.String())
+	}
+	return back
 }

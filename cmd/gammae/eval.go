@@ -157,6 +157,14 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 			rep.Set(int64(done))
 		}
 	}
+	// The training loss says whether the sums are estimates: read before
+	// the evaluation, so that a broken run configuration fails fast.
+	loss, calibrated := "", true
+	if v.o.Estimates {
+		if loss, calibrated, err = lm.loss(); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(e.stdout, "model %s (%s, %d entities, dim %d), %s queries of %s\n", v.model, lm.title, lm.entities, lm.dim, v.split, dataPath)
 	r, err := evaluateModel(ctx, lm, split, v.o)
 	if rep != nil {
@@ -169,12 +177,8 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if err := r.WriteText(e.stdout); err != nil {
 		return err
 	}
-	if r.Estimates != nil {
-		if loss, calibrated, err := lm.loss(); err != nil {
-			return err
-		} else if !calibrated {
-			fmt.Fprintf(e.stdout, "(trained with the %s loss, which leaves each query's level of logits free: the sums are no estimates, and gammae query and the server give none; --loss-sigmoid W fixes the level)\n", loss)
-		}
+	if r.Estimates != nil && !calibrated {
+		fmt.Fprintf(e.stdout, "(trained with the %s loss, which leaves each query's level of logits free: the sums are no estimates, and gammae query and the server give none; --loss-sigmoid W fixes the level)\n", loss)
 	}
 	if v.jsonPath != "" {
 		if err := writeJSON(v.jsonPath, r); err != nil {
