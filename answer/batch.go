@@ -370,7 +370,7 @@ func (e *Engine) finishAll(s *scratch, ordered []*item, entropy []float64, n int
 func (e *Engine) rank(it *item, scores []float32, entropy float64) {
 	it.entropy = entropy
 	if e.info.Estimates {
-		n := expectedCount(scores)
+		n := expectedCount(scores, e.shift(it.q))
 		it.estimate = &n
 	}
 	it.top = TopK(scores, it.k)
@@ -435,7 +435,18 @@ func embeddingEntropy(e gamma.Embedding[float32], b int) float64 {
 	return h
 }
 
-// expectedCount estimates the size of the answer set as Σ σ(logit): for a
-// model trained so that σ(logit) is the probability that an entity is an
-// answer (serve.Info.Estimates).
-func expectedCount(logits []float32) float64 { return kernel.SigmoidSum(logits) }
+// shift is the calibration's logit shift for q's structure.
+func (e *Engine) shift(q query.Node) float64 {
+	if e.info.Calibration.IsZero() {
+		return 0
+	}
+	return e.info.Calibration.For(structureName(q))
+}
+
+// expectedCount estimates the size of the answer set as Σ σ(logit +
+// shift): for a model trained so that σ(logit) is the probability that an
+// entity is an answer (serve.Info.Estimates), up to its calibration's
+// shift.
+func expectedCount(logits []float32, shift float64) float64 {
+	return kernel.SigmoidSum(logits, float32(shift))
+}

@@ -107,16 +107,18 @@ func TestBatcher(t *testing.T) {
 func TestExpectedCount(t *testing.T) {
 	for _, tc := range []struct {
 		logits []float32
+		shift  float64
 		want   float64
 	}{
-		{nil, 0},
-		{[]float32{0}, 0.5},
-		{[]float32{1000, -1000, 0}, 1.5},
-		{[]float32{2, -3, 10, -60}, 1/(1+math.Exp(-2)) + 1/(1+math.Exp(3)) + 1/(1+math.Exp(-10)) + 1/(1+math.Exp(60))},
+		{nil, 0, 0},
+		{[]float32{0}, 0, 0.5},
+		{[]float32{1000, -1000, 0}, 0, 1.5},
+		{[]float32{2, -3, 10, -60}, 0, 1/(1+math.Exp(-2)) + 1/(1+math.Exp(3)) + 1/(1+math.Exp(-10)) + 1/(1+math.Exp(60))},
+		{[]float32{3, -1}, -3, 0.5 + 1/(1+math.Exp(4))},
 	} {
-		got := expectedCount(tc.logits)
+		got := expectedCount(tc.logits, tc.shift)
 		if math.Abs(got-tc.want) > 1e-6*max(1, tc.want) {
-			t.Errorf("expectedCount(%v) = %v, want %v", tc.logits, got, tc.want)
+			t.Errorf("expectedCount(%v, %v) = %v, want %v", tc.logits, tc.shift, got, tc.want)
 		}
 	}
 }

@@ -64,8 +64,8 @@ func checkResult(t *testing.T, e *Engine, q query.Node, k int, r *Result) {
 	if r.ObservedAnswers != obs.Len() {
 		t.Errorf("%s: %d observed answers, want %d", r.Query, r.ObservedAnswers, obs.Len())
 	}
-	if r.EstimatedAnswers == nil || !close32(r.Entropy, entropy) || !close32(*r.EstimatedAnswers, expectedCount(scores)) {
-		t.Errorf("%s: entropy %v, estimated %v; want %v, %v", r.Query, r.Entropy, r.EstimatedAnswers, entropy, expectedCount(scores))
+	if est := expectedCount(scores, e.info.Calibration.For(structureName(q))); r.EstimatedAnswers == nil || !close32(r.Entropy, entropy) || !close32(*r.EstimatedAnswers, est) {
+		t.Errorf("%s: entropy %v, estimated %v; want %v, %v", r.Query, r.Entropy, r.EstimatedAnswers, entropy, est)
 	}
 	if r.Structure != structureName(q) || r.Query != e.resolver.Format(q) || r.Explain != e.resolver.FormatTree(q) {
 		t.Errorf("result header %q %q %q", r.Structure, r.Query, r.Explain)

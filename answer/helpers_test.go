@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gammae/gammae/calibrate"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/kg"
 	"github.com/gammae/gammae/serve"
@@ -32,5 +33,6 @@ func tinyEngine(t testing.TB, mode gamma.Union) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(k, m, serve.Info{Dataset: "tiny", TrainedSteps: 7, Estimates: true})
+	// A calibration's shift, so that the results' estimates are checked with one.
+	return New(k, m, serve.Info{Dataset: "tiny", TrainedSteps: 7, Estimates: true, Calibration: calibrate.Shifts{Default: -1.5, Structures: map[string]float64{"2p": 2}}})
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gammae/gammae/calibrate"
 	"github.com/gammae/gammae/metrics"
 )
 
@@ -33,35 +34,54 @@ type Estimate struct {
 	// the model tells the queries with many answers from those with few,
 	// even when its level is off.
 	Spearman Coefficient `json:"spearman"`
+	// Shift is the median over the queries of the logit shift that would
+	// make a query's estimate its count (CountShift), on top of the shift
+	// the estimates were taken with: the pooled one calibrates the model
+	// (median ratio 1), the structures' tell whether one shift fits all.
+	Shift Coefficient `json:"median_shift"`
+	// Applied is the calibration's shift the estimates were taken with;
+	// NaN for the pooled row when the structures' differ.
+	Applied Coefficient `json:"logit_shift"`
 }
 
 // Estimates is the per-structure comparison and the pooled one (All).
 type Estimates struct {
-	Rows []Estimate `json:"rows"`
-	All  Estimate   `json:"all"`
+	// Calibration is the one the estimates were taken with
+	// (Options.Calibration).
+	Calibration calibrate.Shifts `json:"calibration"`
+	Rows        []Estimate       `json:"rows"`
+	All         Estimate         `json:"all"`
 }
 
 // compareEstimates gathers the tasks' estimates.
-func compareEstimates(tasks []*task) *Estimates {
-	e := &Estimates{Rows: []Estimate{}}
-	var allEst, allAns []float64
+func compareEstimates(tasks []*task, c calibrate.Shifts) *Estimates {
+	e := &Estimates{Calibration: c, Rows: []Estimate{}}
+	var allEst, allAns, allFit []float64
 	for _, t := range tasks {
 		if t.estimate == nil {
 			continue
 		}
 		est, ans := t.byAnswers(t.estimate)
-		e.Rows = append(e.Rows, CompareEstimates(metrics.Canonical(t.name), est, ans))
-		allEst, allAns = append(allEst, est...), append(allAns, ans...)
+		fit, _ := t.byAnswers(t.fit)
+		row := CompareEstimates(metrics.Canonical(t.name), est, ans, fit)
+		row.Applied = Coefficient(t.shift)
+		e.Rows = append(e.Rows, row)
+		allEst, allAns, allFit = append(allEst, est...), append(allAns, ans...), append(allFit, fit...)
 	}
-	e.All = CompareEstimates("all", allEst, allAns)
+	e.All = CompareEstimates("all", allEst, allAns, allFit)
+	e.All.Applied = Coefficient(math.NaN())
+	if len(e.Rows) > 0 && !slices.ContainsFunc(e.Rows, func(r Estimate) bool { return r.Applied != e.Rows[0].Applied }) {
+		e.All.Applied = e.Rows[0].Applied
+	}
 	return e
 }
 
 // CompareEstimates summarises estimated against actual answer counts of
-// the same queries (counts are at least 1: every query has an answer).
-// Medians and the fraction are NaN without queries, Spearman's
-// coefficient when undefined.
-func CompareEstimates(structure string, estimates, answers []float64) Estimate {
+// the same queries (counts are at least 1: every query has an answer),
+// with the shifts that would make each estimate its count (CountShift; nil
+// leaves Shift NaN). Medians and the fraction are NaN without queries,
+// Spearman's coefficient when undefined.
+func CompareEstimates(structure string, estimates, answers, shifts []float64) Estimate {
 	e := Estimate{Structure: structure, Queries: len(estimates)}
 	ratio := make([]float64, len(estimates))
 	within := 0
@@ -81,6 +101,7 @@ func CompareEstimates(structure string, estimates, answers []float64) Estimate {
 		s = math.NaN()
 	}
 	e.Spearman = Coefficient(s)
+	e.Shift = medianOf(shifts)
 	return e
 }
 
@@ -101,10 +122,10 @@ func medianOf(v []float64) Coefficient {
 // table lays the comparison out: structures, then the pooled column.
 func (e *Estimates) table() statTable {
 	t := statTable{rows: []statRow{{label: "answers", prec: 1}, {label: "estimate", prec: 1}, {label: "ratio", prec: 3},
-		{label: "within2x", prec: 3}, {label: "SRCC", prec: 3}, {label: "queries"}}}
+		{label: "within2x", prec: 3}, {label: "SRCC", prec: 3}, {label: "shift", prec: 2}, {label: "applied", prec: 2}, {label: "queries"}}}
 	for _, c := range append(slices.Clone(e.Rows), e.All) {
 		t.names = append(t.names, metrics.DisplayName(c.Structure))
-		for i, v := range []Coefficient{c.Answers, c.Estimate, c.Ratio, c.Within2, c.Spearman, Coefficient(c.Queries)} {
+		for i, v := range []Coefficient{c.Answers, c.Estimate, c.Ratio, c.Within2, c.Spearman, c.Shift, c.Applied, Coefficient(c.Queries)} {
 			t.rows[i].values = append(t.rows[i].values, float64(v))
 		}
 	}
@@ -113,7 +134,8 @@ func (e *Estimates) table() statTable {
 
 // WriteText prints structures as columns and, as rows, the medians of
 // the answer counts, the estimates and their ratio, the fraction within
-// a factor of two, the rank correlation and the query counts.
+// a factor of two, the rank correlation, the shift that would calibrate
+// them, the calibration's shift they were taken with and the query counts.
 func (e *Estimates) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	writeStats(bw, e.table(), 9)

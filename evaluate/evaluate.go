@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gammae/gammae/calibrate"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/internal/kernel"
@@ -61,6 +62,10 @@ type Options struct {
 	// Estimates also sums σ(logit) over all entities for every query and
 	// compares the sums with the answer counts (Report.Estimates).
 	Estimates bool
+	// Calibration shifts every logit in the estimates' sums, Σ σ(logit +
+	// shift), by its shift for the query's structure; the zero value is
+	// none.
+	Calibration calibrate.Shifts
 	// Union is the union mode to embed union queries with; "" is the
 	// model's own. NoElasticity evaluates negation with ε = 0.
 	Union        gamma.Union
@@ -99,8 +104,11 @@ type task struct {
 	results []metrics.Result
 	ranked  []bool
 	entropy []float64 // when Uncertainty and the embedding is one Gamma
-	// estimate is each query's Σ σ(logit), when Estimates.
-	estimate []float64
+	// estimate is each query's Σ σ(logit + shift), and fit the shift to
+	// add to shift that would make it the query's answer count
+	// (CountShift), when Estimates.
+	estimate, fit []float64
+	shift         float32
 }
 
 // rankRow ranks query i of t from its logits against all entities.
@@ -112,7 +120,8 @@ func (t *task) rankRow(i int, row []float32) error {
 	}
 	t.results[i], t.ranked[i] = res, true
 	if t.estimate != nil {
-		t.estimate[i] = kernel.SigmoidSum(row)
+		t.estimate[i] = kernel.SigmoidSum(row, t.shift)
+		t.fit[i] = calibrate.CountShift(row, float64(len(t.group.Answers(q))+len(t.group.EasyAnswers(q)))) - float64(t.shift)
 	}
 	return nil
 }
@@ -218,7 +227,7 @@ func report(tasks []*task, o Options, start time.Time) *Report {
 		r.Uncertainty = correlate(tasks)
 	}
 	if o.Estimates {
-		r.Estimates = compareEstimates(tasks)
+		r.Estimates = compareEstimates(tasks, o.Calibration)
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r
@@ -362,7 +371,8 @@ func newTask(g *dataset.Group, o Options) *task {
 	t.results = make([]metrics.Result, len(t.idx))
 	t.ranked = make([]bool, len(t.idx))
 	if o.Estimates {
-		t.estimate = make([]float64, len(t.idx))
+		t.estimate, t.fit = make([]float64, len(t.idx)), make([]float64, len(t.idx))
+		t.shift = float32(o.Calibration.For(metrics.Canonical(t.name)))
 	}
 	return t
 }

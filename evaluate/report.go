@@ -30,7 +30,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	if r.Estimates != nil {
-		if _, err := fmt.Fprintln(w, "\nestimated answer count Σσ(logit) against answers (easy and hard), medians over queries"); err != nil {
+		head := "Σσ(logit)"
+		if !r.Estimates.Calibration.IsZero() {
+			head = "Σσ(logit + the calibration's shift: row applied)"
+		}
+		if _, err := fmt.Fprintf(w, "\nestimated answer count %s against answers (easy and hard), medians over queries;\nshift: the further logit shift that would make a query's estimate its count\n", head); err != nil {
 			return err
 		}
 		if err := r.Estimates.WriteText(w); err != nil {

@@ -5,7 +5,11 @@
 // through the Engine interface, so that it can be tested with a fake.
 package serve
 
-import "context"
+import (
+	"context"
+
+	"github.com/gammae/gammae/calibrate"
+)
 
 // Engine answers queries. One Engine is shared by all requests, so its methods
 // must be safe for concurrent use.
@@ -127,10 +131,13 @@ type Info struct {
 	// of the softmax family (softmax, all, shared) rank but leave the
 	// logits' level free: their Σ σ(logit) would be a number, not an
 	// estimate.
-	Loss      string    `json:"loss,omitempty"`
-	Estimates bool      `json:"estimates"`
-	Syntax    string    `json:"syntax,omitempty"` // one-paragraph help on the query language
-	Examples  []Example `json:"examples,omitempty"`
+	Loss      string `json:"loss,omitempty"`
+	Estimates bool   `json:"estimates"`
+	// Calibration shifts the estimates' logits (gammae calibrate): they
+	// are Σ σ(logit + its shift for the query's structure).
+	Calibration calibrate.Shifts `json:"calibration,omitzero"`
+	Syntax      string           `json:"syntax,omitempty"` // one-paragraph help on the query language
+	Examples    []Example        `json:"examples,omitempty"`
 }
 
 // Example is a sample query shown on the web page.

@@ -6,12 +6,12 @@ import (
 	"embed"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/gammae/gammae/answer"
-	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/evaluate"
 	"github.com/gammae/gammae/kg"
@@ -132,8 +132,14 @@ func runDemo(ctx context.Context, e *env, o *demoOptions) error {
 		return ctx.Err()
 	}
 
-	// 4. Evaluation on the test queries.
-	m, _, err := checkpoint.Open(runDir, false)
+	// 4. Evaluation on the test queries, and the estimates' calibration
+	// on the validation ones.
+	lm, err := openModel(runDir, false, io.Discard)
+	if err != nil {
+		return err
+	}
+	m := lm.model
+	c, err := calibrateRun(ctx, lm, d, dataPath, calibrateQueries, o.seed)
 	if err != nil {
 		return err
 	}
@@ -145,10 +151,11 @@ func runDemo(ctx context.Context, e *env, o *demoOptions) error {
 	if err := r.WriteText(out); err != nil {
 		return err
 	}
+	say("\n%s", calibrationLine(lm, c))
 
 	// 5. Questions by name.
 	say("\n== 5. Questions (observed = entailed by the known graph, predicted = inferred by the model)")
-	eng := answer.New(k, m, serve.Info{Dataset: "UMLS (demo)", Loss: cfg.LossName(), Estimates: cfg.Calibrated()})
+	eng := answer.New(k, m, serve.Info{Dataset: "UMLS (demo)", Loss: cfg.LossName(), Estimates: cfg.Calibrated(), Calibration: c.Shifts})
 	p := &queryPrinter{e: e, out: out, o: queryOptions{k: 5}}
 	for _, q := range demoQuestions {
 		parsed, err := eng.Parse(q.query)

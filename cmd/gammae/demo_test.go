@@ -18,7 +18,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
-	for _, want := range []string{"== 1. Graph: UMLS", "== 4. Filtered ranking", "MRR", "avg", "What can an antibiotic treat?", "observed", "gammae query --model"} {
+	for _, want := range []string{"== 1. Graph: UMLS", "== 4. Filtered ranking", "MRR", "avg", "calibrated the estimated answer counts", "What can an antibiotic treat?", "observed", "gammae query --model"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}

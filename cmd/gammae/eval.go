@@ -27,7 +27,7 @@ type evalOptions struct {
 	precision                  string
 	jsonPath, csvPath          string
 	cpuProfile                 string
-	last, quiet                bool
+	last, quiet, uncalibrated  bool
 	o                          evaluate.Options
 }
 
@@ -74,6 +74,7 @@ func init() {
 			fs.StringVar(&v.csvPath, "csv", "", "also write the table as CSV to `FILE` (uncertainty to FILE-uncertainty.csv, estimates to FILE-estimates.csv)")
 			fs.BoolVar(&v.o.Uncertainty, "uncertainty", false, "correlate query entropy with number of answers per structure (Spearman, Pearson)")
 			fs.BoolVar(&v.o.Estimates, "estimates", false, "compare each query's estimated answer count Σσ(logit) with its number of answers (easy and hard), per structure")
+			fs.BoolVar(&v.uncalibrated, "uncalibrated", false, "with --estimates, leave out the run's calibration (gammae calibrate): the raw Σσ(logit)")
 			fs.StringVar(&v.precision, "precision", "fp32", precisionUsage)
 			fs.StringVar(&v.cpuProfile, "cpuprofile", "", "write a CPU profile of the evaluation to `FILE`, for go tool pprof")
 			fs.BoolVar(&v.last, "last", false, "for a run directory, its latest checkpoint instead of its best validation one (the default, as for query and serve)")
@@ -163,6 +164,9 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if v.o.Estimates {
 		if loss, calibrated, err = lm.loss(); err != nil {
 			return err
+		}
+		if !v.uncalibrated {
+			v.o.Calibration = lm.shifts()
 		}
 	}
 	fmt.Fprintf(e.stdout, "model %s (%s, %d entities, dim %d), %s queries of %s\n", v.model, lm.title, lm.entities, lm.dim, v.split, dataPath)

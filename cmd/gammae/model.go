@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gammae/gammae/calibrate"
 	"github.com/gammae/gammae/checkpoint"
 	"github.com/gammae/gammae/gamma"
 	"github.com/gammae/gammae/kg"
@@ -27,12 +28,16 @@ type loadedModel struct {
 	// entities, relations and dim are the model's sizes.
 	entities, relations, dim int
 
-	meta    *checkpoint.RunMeta // nil for a bare model file
-	file    string              // model file read
-	steps   int64               // training iterations, 0 when unknown
-	dataset string              // dataset path
-	kg      *kg.KG
-	labels  string // what --names labelled, for messages
+	meta *checkpoint.RunMeta // nil for a bare model file
+	run  string              // the run directory, "" for a bare model file
+	file string              // model file read
+	// calibration is the run's calibration of this model file's estimates
+	// (gammae calibrate), nil when it has none.
+	calibration *checkpoint.Calibration
+	steps       int64  // training iterations, 0 when unknown
+	dataset     string // dataset path
+	kg          *kg.KG
+	labels      string // what --names labelled, for messages
 }
 
 // openModel is the one way the commands open a model: path is a run
@@ -51,7 +56,7 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 		if lm.meta, err = checkpoint.ReadRunMeta(path); err != nil {
 			return nil, fmt.Errorf("run %s: %w", path, err)
 		}
-		lm.file = checkpoint.RunFile(path, best)
+		lm.file, lm.run = checkpoint.RunFile(path, best), path
 	} else if checkpoint.IsTorch(path) {
 		imp, err := checkpoint.ImportTorch(path, checkpoint.TorchOptions{})
 		if err != nil {
@@ -61,7 +66,7 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 		lm.setGamma(imp.Model)
 		return lm, nil
 	} else if meta, err := checkpoint.ReadRunMeta(filepath.Dir(path)); err == nil {
-		lm.meta = meta // a file of a run directory (e.g. average.safetensors): its dataset
+		lm.meta, lm.run = meta, filepath.Dir(path) // a file of a run directory (e.g. average.safetensors): its dataset
 	}
 	f, release, err := safetensors.MapFile(lm.file)
 	if err != nil {
@@ -98,7 +103,29 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 	if v, ok := md["gammae.iteration"]; ok {
 		lm.steps, _ = strconv.ParseInt(v, 10, 64)
 	}
+	if lm.run != "" {
+		c, err := checkpoint.ReadCalibration(lm.run)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c == nil:
+		case c.Model != filepath.Base(lm.file) || c.Iteration != lm.steps:
+			fmt.Fprintf(log, "note: %s calibrates %s at iteration %d, not %s at iteration %d: estimates uncalibrated (gammae calibrate fits a model of a run)\n",
+				filepath.Join(lm.run, checkpoint.CalibrationFile), c.Model, c.Iteration, filepath.Base(lm.file), lm.steps)
+		default:
+			lm.calibration = c
+		}
+	}
 	return lm, nil
+}
+
+// shifts is the calibration of the estimates' logits, none without one.
+func (lm *loadedModel) shifts() calibrate.Shifts {
+	if lm.calibration == nil {
+		return calibrate.Shifts{}
+	}
+	return lm.calibration.Shifts
 }
 
 // precisionUsage is the --precision flag's help.

@@ -60,7 +60,7 @@ Query syntax:
 				if err != nil {
 					return err
 				}
-				eng, _, err := mf.load(ctx)
+				eng, _, err := mf.load(ctx, e.stderr)
 				if err != nil {
 					return err
 				}
@@ -539,14 +539,15 @@ func (f *modelFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.union, "union", "dnf", "how to answer unions: dnf (best branch, as the benchmark evaluates them), moment (the trained union operator), dm (De Morgan) or mixture")
 }
 
-// load reads the model, its graph and display names and builds an engine.
-func (f *modelFlags) load(ctx context.Context) (*answer.Engine, *loadedModel, error) {
-	lm, err := f.read(ctx)
+// load reads the model, its graph and display names and builds an engine;
+// notes on the model (an outdated calibration) go to log.
+func (f *modelFlags) load(ctx context.Context, log io.Writer) (*answer.Engine, *loadedModel, error) {
+	lm, err := f.read(ctx, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(filepath.Clean(lm.dataset)), ".gqd")
-	info := serve.Info{Dataset: name, TrainedSteps: lm.steps}
+	info := serve.Info{Dataset: name, TrainedSteps: lm.steps, Calibration: lm.shifts()}
 	if info.Loss, info.Estimates, err = lm.loss(); err != nil {
 		return nil, nil, err
 	}
@@ -557,11 +558,11 @@ func (f *modelFlags) load(ctx context.Context) (*answer.Engine, *loadedModel, er
 	return answer.New(lm.kg, lm.model, info), lm, nil
 }
 
-func (f *modelFlags) read(ctx context.Context) (*loadedModel, error) {
+func (f *modelFlags) read(ctx context.Context, log io.Writer) (*loadedModel, error) {
 	if f.model == "" {
 		return nil, fmt.Errorf("--model is required: a run directory or a model file")
 	}
-	lm, err := openModel(f.model, !f.last, io.Discard)
+	lm, err := openModel(f.model, !f.last, log)
 	if err != nil {
 		return nil, err
 	}

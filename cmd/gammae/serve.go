@@ -44,7 +44,7 @@ func init() {
 					return fmt.Errorf("--max-inflight %d: expected at least 1", *inflight)
 				}
 				start := time.Now()
-				eng, lm, err := mf.load(ctx)
+				eng, lm, err := mf.load(ctx, e.stderr)
 				if err != nil {
 					return err
 				}

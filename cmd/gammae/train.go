@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -207,6 +208,18 @@ func runTrain(ctx context.Context, e *env, o *trainOptions, set map[string]bool)
 		fmt.Fprintf(e.stdout, ", best validation MRR %.4f at iteration %d", sum.BestMRR, sum.BestIter)
 	}
 	fmt.Fprintf(e.stdout, "\nmodel: %s\n", o.out)
+	if sum.Interrupted || !cfg.Calibrated() || len(d.Valid.Groups) == 0 {
+		return nil
+	}
+	lm, err := openModel(o.out, true, io.Discard)
+	if err != nil {
+		return err
+	}
+	c, err := calibrateRun(ctx, lm, d, o.data, calibrateQueries, cfg.Seed)
+	if err != nil {
+		return fmt.Errorf("the run is saved; calibrating its estimated answer counts ('gammae calibrate --model %s' retries): %w", o.out, err)
+	}
+	fmt.Fprintln(e.stdout, calibrationLine(lm, c))
 	return nil
 }
 

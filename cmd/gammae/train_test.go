@@ -171,10 +171,18 @@ func TestTrainPipeline(t *testing.T) {
 	if code, stdout, stderr := runCmd(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "run2"), "--steps", "2"}, small...)...); code != 0 || !strings.Contains(stdout+stderr, " queries/s)") {
 		t.Errorf("train: exit %d, no rate in queries/s\n%s%s", code, stdout, stderr)
 	}
-	for _, f := range []string{checkpoint.ModelFile, checkpoint.BestFile, checkpoint.StateFile, checkpoint.LogFile, "curves.svg"} {
+	// A run of a loss whose σ(logit) is a probability ends calibrated
+	// (gammae calibrate); a softmax-family run does not.
+	for _, f := range []string{checkpoint.ModelFile, checkpoint.BestFile, checkpoint.StateFile, checkpoint.LogFile, "curves.svg", checkpoint.CalibrationFile} {
 		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
 		}
+	}
+	if c, err := checkpoint.ReadCalibration(runDir); err != nil || c == nil || c.Model != checkpoint.BestFile || c.Queries == 0 {
+		t.Errorf("calibration %+v, %v; want one of %s", c, err, checkpoint.BestFile)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "softmax", checkpoint.CalibrationFile)); err == nil {
+		t.Error("a softmax run was calibrated")
 	}
 	log, _ := os.ReadFile(filepath.Join(runDir, checkpoint.LogFile))
 	if !strings.Contains(string(log), "valid_mrr") {

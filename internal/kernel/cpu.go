@@ -72,7 +72,7 @@ type impl struct {
 
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)
-	sigmoidSum   func(x []float32) float64
+	sigmoidSum   func(x []float32, nb uint32) float64
 	dropout      func(x []float32, thr uint16, scale float32, state *uint64) int // the units done (dropoutRef does the rest); nil: none
 }
 
