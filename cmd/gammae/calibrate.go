@@ -50,11 +50,8 @@ func init() {
 			fs.StringVar(&v.precision, "precision", "fp32", precisionUsage)
 			fs.BoolVar(&v.last, "last", false, "calibrate the run's latest model instead of its best validation one")
 			return func(ctx context.Context, e *env, args []string) error {
-				switch {
-				case len(args) == 1 && v.model == "":
-					v.model = args[0]
-				case len(args) > 0 || v.model == "":
-					return errUsage
+				if err := modelArg(&v.model, args); err != nil {
+					return err
 				}
 				return runCalibrate(ctx, e, v)
 			}

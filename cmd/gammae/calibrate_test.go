@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/gammae/gammae/checkpoint"
-	"github.com/gammae/gammae/dataset"
 	"github.com/gammae/gammae/evaluate"
 	"github.com/gammae/gammae/sample"
 )
@@ -18,21 +16,7 @@ import (
 // tinyValid writes, beside run, a dataset of tinyRun's graph with 1p and
 // 2p validation queries, and returns its path.
 func tinyValid(t *testing.T, run string) string {
-	t.Helper()
-	d, err := dataset.Load(filepath.Join(filepath.Dir(run), "tiny.gqd"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, _, err := sample.Generate(context.Background(), d.KG, sample.Options{Seed: 2, Workers: 1, MaxTries: 2000,
-		Valid: []sample.Spec{{Shape: "(e,(r,))", Count: 6}, {Shape: "(e,(r,r))", Count: 6}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(filepath.Dir(run), "valid.gqd")
-	if err := dataset.Save(path, q); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return tinyQuerySet(t, run, "valid.gqd", func(o *sample.Options, specs []sample.Spec) { o.Valid = specs })
 }
 
 // estimated runs query --json and returns its estimated answer count.

@@ -83,11 +83,8 @@ func init() {
 			fs.IntVar(&v.o.Workers, "workers", 0, "ranking goroutines (0 = one per two CPUs)")
 			fs.BoolVar(&v.quiet, "quiet", false, "no progress line")
 			return func(ctx context.Context, e *env, args []string) error {
-				switch {
-				case len(args) == 1 && v.model == "":
-					v.model = args[0]
-				case len(args) > 0 || v.model == "":
-					return errUsage
+				if err := modelArg(&v.model, args); err != nil {
+					return err
 				}
 				return runEval(ctx, e, v)
 			}

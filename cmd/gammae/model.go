@@ -120,6 +120,18 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 	return lm, nil
 }
 
+// modelArg takes the model of a command from --model or its one
+// positional argument: exactly one of them.
+func modelArg(model *string, args []string) error {
+	switch {
+	case len(args) == 1 && *model == "":
+		*model = args[0]
+	case len(args) > 0 || *model == "":
+		return errUsage
+	}
+	return nil
+}
+
 // shifts is the calibration of the estimates' logits, none without one.
 func (lm *loadedModel) shifts() calibrate.Shifts {
 	if lm.calibration == nil {

@@ -52,17 +52,25 @@ func tinyRun(t *testing.T) string {
 // tinyQueries writes, beside run, a dataset of tinyRun's graph with
 // 1p and 2p test queries, and returns its path.
 func tinyQueries(t *testing.T, run string) string {
+	return tinyQuerySet(t, run, "queries.gqd", func(o *sample.Options, specs []sample.Spec) { o.Test = specs })
+}
+
+// tinyQuerySet writes, beside run, a dataset of tinyRun's graph named
+// name with five 1p and five 2p queries in the split that put sets, and
+// returns its path.
+func tinyQuerySet(t *testing.T, run, name string, put func(*sample.Options, []sample.Spec)) string {
 	t.Helper()
 	d, err := dataset.Load(filepath.Join(filepath.Dir(run), "tiny.gqd"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, _, err := sample.Generate(context.Background(), d.KG, sample.Options{Seed: 1, Workers: 1, MaxTries: 2000,
-		Test: []sample.Spec{{Shape: "(e,(r,))", Count: 5}, {Shape: "(e,(r,r))", Count: 5}}})
+	o := sample.Options{Seed: 1, Workers: 1, MaxTries: 2000}
+	put(&o, []sample.Spec{{Shape: "(e,(r,))", Count: 5}, {Shape: "(e,(r,r))", Count: 5}})
+	q, _, err := sample.Generate(context.Background(), d.KG, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(filepath.Dir(run), "queries.gqd")
+	path := filepath.Join(filepath.Dir(run), name)
 	if err := dataset.Save(path, q); err != nil {
 		t.Fatal(err)
 	}
