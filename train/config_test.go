@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -97,6 +98,21 @@ func TestPresets(t *testing.T) {
 	hard.HardNegatives, hard.LabelSmoothing, hard.EntityDecay, hard.Preset, smoothed.Preset = 0, smoothed.LabelSmoothing, 0, "", ""
 	if !reflect.DeepEqual(hard, smoothed) {
 		t.Errorf("fast-hard differs from fast-smoothed beyond the hard negatives, smoothing and entity decay:\n%+v\n%+v", hard, smoothed)
+	}
+	hard, _ = Preset("fast-hard")
+	long, _ := Preset("fast-long")
+	if err := long.Validate(); err != nil {
+		t.Errorf("fast-long: %v", err)
+	}
+	wantStructures := append(slices.Clone(DefaultStructures), "pi", "ip")
+	if long.Hidden != 800 || long.EntityDecay != 0.15 || long.LossSigmoid != 0.3 || long.Minutes != 150 || long.LRSchedule != "cosine" ||
+		len(long.LRDrops) != 0 || !reflect.DeepEqual(long.StructureWeights, map[string]float64{"1p": 5}) || !slices.Equal(long.Structures, wantStructures) {
+		t.Errorf("fast-long: %+v", long)
+	}
+	long.Hidden, long.EntityDecay, long.LossSigmoid, long.Minutes, long.LRSchedule, long.LRDrops = hard.Hidden, hard.EntityDecay, 0, hard.Minutes, "", hard.LRDrops
+	long.StructureWeights, long.Structures, long.Preset, hard.Preset = nil, hard.Structures, "", ""
+	if !reflect.DeepEqual(long, hard) {
+		t.Errorf("fast-long differs from fast-hard beyond its listed fields:\n%+v\n%+v", long, hard)
 	}
 }
 

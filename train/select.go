@@ -48,8 +48,11 @@ func selectGroups(cfg *Config, d *dataset.Dataset) (*selection, error) {
 		g := src.Group(shape)
 		if g == nil || g.Len() == 0 {
 			hint := ""
-			if isUnion && split == "train" {
+			switch {
+			case isUnion && split == "train":
 				hint = " (generate them from the train graph with 'gammae data generate', or pass --union-train=valid to use validation unions as the reference code does)"
+			case split == "train":
+				hint = fmt.Sprintf(" ('gammae data generate --train-structures' with %s among them samples them from the train graph)", name)
 			}
 			sel.notes = append(sel.notes, fmt.Sprintf("no %s queries of structure %s in the dataset: skipped%s", split, name, hint))
 			continue

@@ -39,3 +39,20 @@ func TestSelectNotesUnselected(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectNotesMissing: a training structure the dataset lacks is
+// skipped with a note that says how to sample it.
+func TestSelectNotesMissing(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Structures = append(append([]string(nil), DefaultStructures...), "pi")
+	sel, err := selectGroups(&cfg, tinyDataset(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range sel.notes {
+		if strings.Contains(n, "structure pi in the dataset: skipped") && strings.Contains(n, "--train-structures") {
+			return
+		}
+	}
+	t.Errorf("no note on the missing pi queries: %q", sel.notes)
+}

@@ -76,6 +76,15 @@ func ParseWeights(s string) (map[string]float64, error) {
 	return out, nil
 }
 
+// FormatWeights writes weights as ParseWeights reads them, by name.
+func FormatWeights(w map[string]float64) string {
+	items := make([]string, 0, len(w))
+	for _, name := range slices.Sorted(maps.Keys(w)) {
+		items = append(items, name+"="+strconv.FormatFloat(w[name], 'g', -1, 64))
+	}
+	return strings.Join(items, ",")
+}
+
 // weightedRows lists the rows of a group of n queries that one epoch
 // visits at weight w: every row ⌊w⌋ times, then a fixed random share of the
 // rest (round(w·n) rows in all, at least one), chosen by seed.

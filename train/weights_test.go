@@ -1,6 +1,7 @@
 package train
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -37,6 +38,13 @@ func TestParseWeights(t *testing.T) {
 				t.Errorf("%q: %s=%g, want %g", c.in, k, got[k], v)
 			}
 		}
+		// FormatWeights writes what ParseWeights reads back.
+		if back, err := ParseWeights(FormatWeights(got)); err != nil || !maps.Equal(back, got) {
+			t.Errorf("%q: written as %q, read back as %v, %v", c.in, FormatWeights(got), back, err)
+		}
+	}
+	if s := FormatWeights(map[string]float64{"3in": 2.5, "1p": 5}); s != "1p=5,3in=2.5" {
+		t.Errorf("FormatWeights: %q, want the names in order", s)
 	}
 }
 

@@ -48,6 +48,9 @@ func init() {
   gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-hard
   # The same with bfloat16 products, on a CPU with AVX512-BF16 or AMX:
   gammae train --data fb237.gqd --out runs/fb237-fast --preset fast-hard --precision bf16
+  # 150 minutes of two threads, on a dataset with pi and ip training queries
+  # (docs/evaluation.md, "150 minutes of FB15k-237"):
+  gammae train --data fb237x5pi.gqd --out runs/fb237-long --preset fast-long --precision bf16
   # Continue an interrupted run exactly where it stopped:
   gammae train --data fb237.gqd --out runs/fb237 --resume
   # Reproduce the reference code's use of validation unions for training:
@@ -67,7 +70,7 @@ Presets (a flag left unset takes its preset's value; auto is small below
 			c := &o.cfg
 			fs.StringVar(&o.data, "data", "", "dataset `FILE` (.gqd) with training queries (required)")
 			fs.StringVar(&o.out, "out", "", "run `DIR` for checkpoints and logs (required unless --bench)")
-			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, fast, fast-shared, fast-smoothed, fast-hard, nell, fb15k, small, or auto (by graph size)")
+			fs.StringVar(&o.preset, "preset", "auto", "hyperparameter preset: fb15k-237, fb15k-237-hour, fast, fast-shared, fast-smoothed, fast-hard, fast-long, nell, fb15k, small, or auto (by graph size)")
 			fs.BoolVar(&o.resume, "resume", false, "continue the run in --out from its last checkpoint")
 			fs.BoolVar(&o.force, "force", false, "start over in an --out that holds a run, deleting that run's files")
 			fs.IntVar(&o.bench, "bench", 0, "time `N` iterations after one warm-up and report seconds per iteration; writes nothing but --json")

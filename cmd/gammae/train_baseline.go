@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,7 +41,7 @@ type baselineJob struct {
 
 // datasetPreset maps the trainer's presets to the authors' run scripts.
 var datasetPreset = map[string]string{
-	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237-hour", "fast": "fb15k-237-hour", "fast-shared": "fb15k-237-hour", "fast-smoothed": "fb15k-237-hour", "fast-hard": "fb15k-237-hour", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
+	"fb15k-237": "fb15k-237", "fb15k-237-hour": "fb15k-237-hour", "fast": "fb15k-237-hour", "fast-shared": "fb15k-237-hour", "fast-smoothed": "fb15k-237-hour", "fast-hard": "fb15k-237-hour", "fast-long": "fb15k-237-hour", "nell": "nell", "fb15k": "fb15k", "small": "fb15k-237",
 }
 
 // newBaselineJob builds the model of a baseline run: on --resume from the
@@ -149,6 +150,18 @@ func presetTable() string {
 		}
 		if c.WeightDecay > 0 {
 			also = append(also, fmt.Sprintf("--weight-decay %g", c.WeightDecay))
+		}
+		if c.LossSigmoid > 0 {
+			also = append(also, fmt.Sprintf("--loss-sigmoid %g", c.LossSigmoid))
+		}
+		if c.LRSchedule != "" {
+			also = append(also, "--lr-schedule "+c.LRSchedule)
+		}
+		if len(c.StructureWeights) > 0 {
+			also = append(also, "--structure-weights "+train.FormatWeights(c.StructureWeights))
+		}
+		if c.Structures != nil && !slices.Equal(c.Structures, train.DefaultStructures) {
+			also = append(also, "--structures "+strings.Join(c.Structures, ","))
 		}
 		if c.ConfirmQueries > 0 {
 			also = append(also, fmt.Sprintf("--confirm-queries %d", c.ConfirmQueries))

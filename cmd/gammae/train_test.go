@@ -50,6 +50,9 @@ func TestTrainPipeline(t *testing.T) {
 		{[]string{"train", "--help"}, 0, "shared     0.001   512 2048       0     60  --label-smoothing 0.1 --query-weights uniform --confirm-queries 5000\n"},
 		{[]string{"train", "--help"}, 0, "shared     0.001   512 2048       0     60  --label-smoothing 0.2 --query-weights uniform --hard-negatives 16 --entity-decay 0.05 --confirm-queries 5000\n"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-hard"), "--preset", "fast-hard", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "hard negatives: 16 per negation query"},
+		{[]string{"train", "--help"}, 0, "--entity-decay 0.15 --loss-sigmoid 0.3 --lr-schedule cosine --structure-weights 1p=5 --structures 1p,2p,3p,2i,3i,2in,3in,inp,pin,pni,2u-DNF,up-DNF,pi,ip"},
+		// A dataset without pi and ip training queries trains on the rest, and says how to sample them.
+		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "fast-long"), "--preset", "fast-long", "--dim", "8", "--hidden", "16", "--batch", "16", "--negatives", "40", "--steps", "2"}, 0, "no train queries of structure pi in the dataset: skipped"},
 		{[]string{"train", "--data", data, "--out", filepath.Join(dir, "gqe-shared"), "--preset", "fast-shared", "--model-kind", "gqe", "--steps", "2"}, 1, `loss "shared": the baselines train with sigmoid`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--exclude-answers"}, 1, `exclude-answers is for the losses all and shared`},
 		{[]string{"train", "--data", data, "--out", runDir, "--loss", "softmax", "--loss-sigmoid", "1"}, 1, `a loss sigmoid term is for the losses all and shared, not "softmax"`},
