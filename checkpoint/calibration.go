@@ -57,11 +57,7 @@ func WriteCalibration(dir string, c *Calibration) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("calibration of %s: %v", dir, err)
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(filepath.Join(dir, CalibrationFile), append(b, '\n'))
+	return writeJSON(filepath.Join(dir, CalibrationFile), c)
 }
 
 // ReadCalibration reads dir/calibration.json; nil without an error when

@@ -47,11 +47,17 @@ func (m *RunMeta) ModelKind() string {
 
 // WriteRunMeta writes dir/config.json atomically.
 func WriteRunMeta(dir string, m *RunMeta) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+	return writeJSON(filepath.Join(dir, ConfigFile), m)
+}
+
+// writeJSON writes v as indented JSON to path atomically: the run
+// directory's small files.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, ConfigFile), append(b, '\n'))
+	return WriteFileAtomic(path, append(b, '\n'))
 }
 
 // ReadRunMeta reads dir/config.json.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -70,12 +69,9 @@ func runCalibrate(ctx context.Context, e *env, v *calibrateOptions) error {
 	if err := lm.setPrecision(v.precision); err != nil {
 		return err
 	}
-	path := v.data
-	if path == "" {
-		if lm.meta == nil || lm.meta.Dataset == "" {
-			return errors.New("no --data given, and the run names no dataset")
-		}
-		path = lm.meta.Dataset
+	path, err := lm.dataPath(v.data, "the model")
+	if err != nil {
+		return err
 	}
 	d, _, err := dataset.Open(ctx, path, dataset.SourceAuto, dataset.ImportOptions{Log: e.stderr, Mapped: true})
 	if err != nil {

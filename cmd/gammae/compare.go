@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -92,12 +91,9 @@ func runCompare(ctx context.Context, e *env, c *compareOptions, args []string) e
 	}
 	var split *dataset.Split
 	if first != nil {
-		dataPath := c.data
-		if dataPath == "" {
-			if first.meta == nil || first.meta.Dataset == "" {
-				return errors.New("no --data given, and the first model is not a run directory that names its dataset")
-			}
-			dataPath = first.meta.Dataset
+		dataPath, err := first.dataPath(c.data, "the first model")
+		if err != nil {
+			return err
 		}
 		d, _, err := dataset.Open(ctx, dataPath, dataset.SourceAuto, dataset.ImportOptions{Log: e.stderr, Mapped: true})
 		if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -126,12 +125,11 @@ func runEval(ctx context.Context, e *env, v *evalOptions) error {
 	if err := lm.setPrecision(v.precision); err != nil {
 		return err
 	}
-	dataPath := v.data
-	if dataPath == "" {
-		if lm.meta == nil || lm.meta.Dataset == "" {
-			return errors.New("no --data given, and the model is not a run directory that names its dataset")
-		}
-		dataPath = lm.meta.Dataset
+	dataPath, err := lm.dataPath(v.data, "the model")
+	if err != nil {
+		return err
+	}
+	if v.data == "" {
 		data = func() (*dataset.Dataset, error) { return openData(dataPath) }
 	}
 	d, err := data()

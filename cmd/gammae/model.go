@@ -120,6 +120,18 @@ func openModel(path string, best bool, log io.Writer) (*loadedModel, error) {
 	return lm, nil
 }
 
+// dataPath is the dataset a command reads: given (--data), else the one
+// the model's run names; what names an error when there is neither.
+func (lm *loadedModel) dataPath(given, what string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	if lm.meta == nil || lm.meta.Dataset == "" {
+		return "", fmt.Errorf("no --data given, and %s is not a run directory that names its dataset", what)
+	}
+	return lm.meta.Dataset, nil
+}
+
 // modelArg takes the model of a command from --model or its one
 // positional argument: exactly one of them.
 func modelArg(model *string, args []string) error {
