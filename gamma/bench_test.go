@@ -135,3 +135,22 @@ func BenchmarkScoreAllUnion(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRowLossShared times the shared loss's per-row work (softmax
+// cross-entropy with label smoothing) on a batch of 512 rows of 2,561
+// candidates (2,048 shared negatives and the 512 positives, as fast-long
+// trains), without and with the sigmoid term.
+func BenchmarkRowLossShared(b *testing.B) {
+	for _, sig := range []float64{0, 0.3} {
+		b.Run(fmt.Sprintf("sigmoid=%g", sig), func(b *testing.B) {
+			t := syntheticRows[float32](Objective{Kind: "shared", Smoothing: 0.2, Sigmoid: sig}, 512, 2561, 3)
+			c0 := cpuTime()
+			for b.Loop() {
+				t.rowLosses()
+			}
+			if c := cpuTime() - c0; c > 0 {
+				b.ReportMetric(c.Seconds()/float64(b.N)*1e3, "cpu-ms/op")
+			}
+		})
+	}
+}

@@ -163,52 +163,34 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 	if t.objective.AnswerTargets {
 		out = nil
 	}
-	e := dl[1:]
-	top := rowMax(l[1:])
+	e, src := dl[1:], l[1:]
+	top := rowMax(src)
 	if len(out) > 0 {
-		// The excluded candidates leave the row: their logits are lowered
-		// below the rest (out of the max) and their exponentials zeroed.
-		copy(e, l[1:])
+		// The excluded candidates leave the row: −Inf in a copy of it, out
+		// of the max, their exponentials 0 and out of the sum of logits.
+		copy(e, src)
 		for _, c := range out {
 			e[c] = T(math.Inf(-1))
 		}
+		src = e
 		top = rowMax(e)
 	}
 	mx := float64(top) / tau
-	// One exponential per entity, by the vector kernel: e = exp(l/T − max)
-	// in dl, then scaled to the softmax's gradient.
-	inv, shift := T(1/tau), T(mx)
-	for j, v := range l[1:] {
-		e[j] = v*inv - shift
-	}
-	kernel.Exp(e, e)
-	for _, c := range out {
-		e[c] = 0
-	}
-	z := 0.0
-	for _, v := range e {
-		z += float64(v)
-	}
+	// One pass: e = exp(l/T − max) in dl (scaled to the softmax's
+	// gradient below), Σ e, and Σ l over the k candidates for smoothing.
+	z, sumL := kernel.ExpSum(e, src, T(1/tau), T(mx))
 	logZ := math.Log(z)
 	eps := t.objective.Smoothing
 	// With smoothing, the mean of the k candidates' l/T − max.
 	meanX, k := 0.0, len(e)-len(out)
 	if eps > 0 {
-		for _, v := range l[1:] {
-			meanX += float64(v)
-		}
-		for _, c := range out {
-			meanX -= float64(l[1+c])
-		}
-		meanX = meanX/float64(max(k, 1))/tau - mx
+		meanX = sumL/float64(max(k, 1))/tau - mx
 	}
 	// The gradient softmax − target: the target is (1−ε)/a on each of
 	// the a answers (the positive's share in column 0) and ε/k on each
 	// candidate.
 	scale, u := T(wr/(z*tau)), T(eps*wr/(float64(k)*tau))
-	for j := range e {
-		e[j] = e[j]*scale - u
-	}
+	kernel.ScaleShift(e, scale, u)
 	if u != 0 { // the columns out of the row got −u
 		for _, c := range out {
 			e[c] = 0
@@ -237,47 +219,24 @@ func (t *trainState[T]) rowLossAll(wr float64, l, dl []T, r int) {
 // rowSigmoid adds w times the reference's loss over row r's candidates,
 // ½(−logσ(l₀) − mean_j logσ(−l_j)) for the candidates j but the
 // positive's column and the excluded ones, to the row's loss terms and
-// gradient dl. Vector exponentials and logarithms on the row's scratch:
-// σ(x) = u/(1+u) and −logσ(−x) = ln(1+u) for u = eˣ, x capped at 80 (a
-// logit is at most γ).
+// gradient dl: one vector pass (kernel.SigmoidLoss) over a copy of the
+// row in which those columns are −Inf, which the pass leaves out.
 func (t *trainState[T]) rowSigmoid(w float64, l, dl []T, r int) {
 	x := float64(l[0])
 	t.pos[r] += w * qe.LogSigmoid(x)
 	dl[0] += T(-0.5 * w * qe.Sigmoid(-x))
-	u := t.sig[r*t.cols : (r+1)*t.cols][1:]
-	for j, v := range l[1:] {
-		u[j] = min(v, 80)
-	}
-	kernel.Exp(u, u)
-	// The positive and the excluded (an answer maybe listed twice) are no
-	// negatives: marked −1 (u ≥ 0 otherwise) and left out of the count.
-	n := len(u)
-	out := func(j int32) {
-		if u[j] != -1 {
-			u[j], n = -1, n-1
-		}
-	}
-	for _, j := range t.excl[t.exclAt[r]:t.exclAt[r+1]] {
-		out(j)
-	}
-	out(t.posCol[r])
-	if n == 0 {
+	excl := t.excl[t.exclAt[r]:t.exclAt[r+1]] // unique, the positive's column not among them
+	n := len(l) - 2 - len(excl)
+	if n <= 0 {
 		return
 	}
-	c, g := T(0.5*w/float64(n)), dl[1:]
-	for j, v := range u {
-		if v == -1 {
-			u[j] = 1 // ln 1: no term
-			continue
-		}
-		g[j] += c * (v / (1 + v))
-		u[j] = 1 + v
+	u := t.sig[r*t.cols : (r+1)*t.cols][1:]
+	copy(u, l[1:])
+	for _, j := range excl {
+		u[j] = T(math.Inf(-1))
 	}
-	kernel.Log(u, u)
-	sum := 0.0
-	for _, v := range u {
-		sum += float64(v)
-	}
+	u[t.posCol[r]] = T(math.Inf(-1))
+	sum := kernel.SigmoidLoss(dl[1:], u, T(0.5*w/float64(n)))
 	t.neg[r] -= w * sum / float64(n)
 }
 

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gammae/gammae/internal/kernel"
 )
 
 // TestBackwardOverZeroedGrads checks the two ways Backward puts the entity
@@ -386,5 +389,77 @@ func TestDenseSmoothing(t *testing.T) {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
+	}
+}
+
+// syntheticRows is a training state of rows × cols logits spread as a
+// trained model's (γ = 30 minus distances, the far ones below e's float32
+// range), each row with its positive's column and up to three other
+// answers (unique, not the positive, as exclude leaves them), for the row
+// losses alone.
+func syntheticRows[T kernel.Float](o Objective, rows, cols int, seed uint64) *trainState[T] {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	t := &trainState[T]{rows: rows, cols: cols, objective: o}
+	t.logits, t.dlogits, t.sig = make([]T, rows*cols), make([]T, rows*cols), make([]T, rows*cols)
+	t.pos, t.neg = make([]float64, rows), make([]float64, rows)
+	t.posCol, t.exclAt = make([]int32, rows), make([]int32, rows+1)
+	t.weight, t.sw = make([]float64, rows), 0
+	for r := range rows {
+		t.posCol[r] = int32(rng.IntN(cols - 1))
+		for range rng.IntN(4) {
+			if j := int32(rng.IntN(cols - 1)); j != t.posCol[r] && !slices.Contains(t.excl[t.exclAt[r]:], j) {
+				t.excl = append(t.excl, j)
+			}
+		}
+		slices.Sort(t.excl[t.exclAt[r]:])
+		t.exclAt[r+1] = int32(len(t.excl))
+		t.weight[r] = 0.5 + rng.Float64()
+		t.sw += t.weight[r]
+	}
+	for i := range t.logits {
+		t.logits[i] = T(float32(min(30, 30-math.Abs(rng.NormFloat64()*60))))
+	}
+	for r := range rows {
+		t.logits[r*cols] = t.logits[r*cols+1+int(t.posCol[r])]
+	}
+	return t
+}
+
+// rowLosses runs rowLoss on every row.
+func (t *trainState[T]) rowLosses() {
+	for r := range t.rows {
+		t.rowLoss(r)
+	}
+}
+
+// TestDenseRowsFloat32: the float32 row losses (the vector kernels'
+// passes) agree with the float64 ones on the same logits, for each
+// ingredient of the dense objectives.
+func TestDenseRowsFloat32(t *testing.T) {
+	for _, o := range []Objective{
+		{Kind: "shared"},
+		{Kind: "shared", Smoothing: 0.2, Sigmoid: 0.3},
+		{Kind: "all", Temperature: 2, Smoothing: 0.1, Sigmoid: 1},
+		{Kind: "shared", Smoothing: 0.2, AnswerTargets: true, Sigmoid: 0.5},
+	} {
+		t.Run(fmt.Sprintf("%+v", o), func(t *testing.T) {
+			s32, s64 := syntheticRows[float32](o, 16, 333, 7), syntheticRows[float64](o, 16, 333, 7)
+			s32.rowLosses()
+			s64.rowLosses()
+			for r := range s32.rows {
+				if math.Abs(s32.pos[r]-s64.pos[r]) > 1e-5*max(1, math.Abs(s64.pos[r])) || math.Abs(s32.neg[r]-s64.neg[r]) > 1e-5*max(1, math.Abs(s64.neg[r])) {
+					t.Errorf("row %d: terms %v %v, float64 %v %v", r, s32.pos[r], s32.neg[r], s64.pos[r], s64.neg[r])
+				}
+			}
+			scale := 0.0
+			for _, v := range s64.dlogits {
+				scale = max(scale, math.Abs(v))
+			}
+			for i, v := range s32.dlogits {
+				if math.Abs(float64(v)-s64.dlogits[i]) > 1e-5*scale {
+					t.Fatalf("gradient %d: %v, float64 %v (largest %v)", i, v, s64.dlogits[i], scale)
+				}
+			}
+		})
 	}
 }

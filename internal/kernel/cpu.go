@@ -73,6 +73,9 @@ type impl struct {
 	features     func(f1, f2, xa, xb []float32, lo, hi float32) float32
 	featuresGrad func(g1, g2, xa, xb []float32, ge, lo, hi float32)
 	sigmoidSum   func(x []float32, nb uint32) float64
+	expSum       func(dst, x []float32, ab, nbb uint32) (float64, float64) // lossrow.go
+	scaleShift   func(x []float32, ab, nbb uint32)
+	sigmoidLoss  func(g, x []float32, cb uint32) float64
 	dropout      func(x []float32, thr uint16, scale float32, state *uint64) int // the units done (dropoutRef does the rest); nil: none
 }
 
@@ -101,6 +104,9 @@ var goImpl = impl{
 	features:     featuresGo,
 	featuresGrad: featuresGradGo,
 	sigmoidSum:   sigmoidSumGo,
+	expSum:       expSumGo,
+	scaleShift:   scaleShiftTwin,
+	sigmoidLoss:  sigmoidLossGo,
 }
 
 // The names of the bfloat16 micro-kernels (impl.bf16Name).

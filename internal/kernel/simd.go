@@ -46,6 +46,9 @@ func init() {
 			features:     featuresAVX2,
 			featuresGrad: featuresGradAVX2,
 			sigmoidSum:   sigmoidSumAVX2,
+			expSum:       expSumAVX2,
+			scaleShift:   scaleShiftAVX2,
+			sigmoidLoss:  sigmoidLossAVX2,
 			bf16:         microBF16AVX2,
 			bf16Name:     bf16AVX2,
 			roundPairs:   roundPairsAVX2,
@@ -95,6 +98,9 @@ func init() {
 			features:     featuresAVX512,
 			featuresGrad: featuresGradAVX512,
 			sigmoidSum:   sigmoidSumAVX512,
+			expSum:       expSumAVX512,
+			scaleShift:   scaleShiftAVX512,
+			sigmoidLoss:  sigmoidLossAVX512,
 			dropout:      dropoutAVX512,
 		}
 		avx512.bf16, avx512.bf16Name = microBF16AVX2, bf16AVX2
