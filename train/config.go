@@ -473,12 +473,13 @@ func (c *Config) DropAt(steps, done int) float64 {
 	return math.Round(c.LRDrops[done] * float64(steps))
 }
 
-// ScheduledLR is the cosine schedule's learning rate at iteration it of
-// steps; the step schedule's is kept in the state (0 here).
-func (c *Config) ScheduledLR(it, steps int) float64 {
-	if c.LRSchedule != "cosine" || steps <= 0 {
+// ScheduledLR is the cosine schedule's learning rate at progress f (0 at
+// the start, 1 at the end: State.Progress); the step schedule's is kept
+// in the state (0 here).
+func (c *Config) ScheduledLR(f float64) float64 {
+	if c.LRSchedule != "cosine" {
 		return 0
 	}
-	f := min(1, float64(it)/float64(steps))
+	f = min(1, max(0, f))
 	return c.LR * 0.5 * (1 + math.Cos(math.Pi*f))
 }

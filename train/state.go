@@ -40,14 +40,41 @@ type State struct {
 	// CPUSeconds.
 	BudgetSeconds float64 `json:"budget_seconds,omitempty"`
 	BudgetCPU     float64 `json:"budget_cpu_seconds,omitempty"`
-	LastGood      int     `json:"last_good"`
-	Skipped       int     `json:"skipped"` // updates skipped for non-finite gradients
+	// CosineIter and CosineFrom anchor the cosine schedule's progress:
+	// CosineFrom at iteration CosineIter, rising linearly to 1 at Steps.
+	// A refit of Steps moves the anchor to the iteration it happens at,
+	// so that a change of the host's speed changes the lr's slope, never
+	// its value: without the anchor the lr jumped down when the host
+	// slowed, and rose again when it sped up.
+	CosineIter int     `json:"cosine_iteration,omitempty"`
+	CosineFrom float64 `json:"cosine_from,omitempty"`
+	LastGood   int     `json:"last_good"`
+	Skipped    int     `json:"skipped"` // updates skipped for non-finite gradients
 	// Reached marks the parameters a backward pass has reached: Adam
 	// updates them every step from then on (torch's grad not None).
 	Reached []bool `json:"reached"`
 	// ModelRNG is a baseline's own random state (qe.Stateful: ConE's
 	// dropout).
 	ModelRNG []byte `json:"model_rng,omitempty"`
+}
+
+// Progress is the cosine schedule's progress at iteration it: 0 at the
+// start, 1 at Steps and after (0 before the schedule is laid out).
+func (s *State) Progress(it int) float64 {
+	switch {
+	case s.Steps <= 0:
+		return 0
+	case s.Steps <= s.CosineIter:
+		return 1
+	}
+	return min(1, s.CosineFrom+(1-s.CosineFrom)*float64(it-s.CosineIter)/float64(s.Steps-s.CosineIter))
+}
+
+// refit lays the schedule out again for steps iterations, the next lr
+// drop at iteration next, the cosine's progress anchored where it stands.
+func (s *State) refit(steps int, next float64) {
+	s.CosineFrom, s.CosineIter = s.Progress(s.Iteration), s.Iteration
+	s.Steps, s.NextDrop = steps, next
 }
 
 func saveState(path string, st *State) error {

@@ -629,22 +629,7 @@ func TestCosineSchedule(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, Resume: true}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, checkpoint.LogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lrs []float64
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var e struct {
-			LR *float64 `json:"lr"`
-		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatal(err)
-		}
-		if e.LR != nil {
-			lrs = append(lrs, *e.LR)
-		}
-	}
+	lrs := loggedLRs(t, dir)
 	if len(lrs) != cfg.Steps {
 		t.Fatalf("%d iterations logged, want %d", len(lrs), cfg.Steps)
 	}
@@ -661,5 +646,97 @@ func TestCosineSchedule(t *testing.T) {
 	cfg.LRDrops, cfg.LRSchedule = nil, "linear"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "step or cosine") {
 		t.Errorf("unknown schedule: %v", err)
+	}
+}
+
+// loggedLRs is the lr of every iteration in a run's log.
+func loggedLRs(t *testing.T, dir string) []float64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, checkpoint.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lrs []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e struct {
+			LR *float64 `json:"lr"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.LR != nil {
+			lrs = append(lrs, *e.LR)
+		}
+	}
+	return lrs
+}
+
+// TestCosineProgress: a refit of the schedule keeps the cosine's progress
+// where it stands and changes only its slope, so that it never goes back
+// (a host that speeds up) nor jumps ahead (one that slows down).
+func TestCosineProgress(t *testing.T) {
+	st := State{Steps: 1000}
+	for _, c := range []struct {
+		it   int
+		want float64
+	}{{0, 0}, {250, 0.25}, {1000, 1}, {1200, 1}} {
+		if got := st.Progress(c.it); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("unanchored, iteration %d: progress %v, want %v", c.it, got, c.want)
+		}
+	}
+	st.Iteration = 400
+	st.refit(2000, 0) // the host sped up: the same budget holds more
+	if got := st.Progress(400); math.Abs(got-0.4) > 1e-15 {
+		t.Errorf("after a refit to more iterations: progress %v at the refit, want 0.4 as before", got)
+	}
+	if got := st.Progress(1200); math.Abs(got-0.7) > 1e-15 {
+		t.Errorf("after a refit to more iterations: progress %v halfway to the end, want 0.7", got)
+	}
+	st.Iteration = 1200
+	st.refit(1300, 0) // it slowed down
+	if got, want := st.Progress(1250), 0.85; math.Abs(got-want) > 1e-15 {
+		t.Errorf("after a refit to fewer iterations: progress %v, want %v", got, want)
+	}
+	st.Iteration = 1300
+	st.refit(1300, 0) // the end, with no budget left
+	if got := st.Progress(1300); got != 1 {
+		t.Errorf("at the end: progress %v, want 1", got)
+	}
+	st.refit(5000, 0) // budget left after all: the schedule stays ended
+	if got := st.Progress(2000); got != 1 {
+		t.Errorf("refitted past its end: progress %v, want 1", got)
+	}
+	if got := (&State{}).Progress(10); got != 0 {
+		t.Errorf("before the schedule is laid out: progress %v, want 0", got)
+	}
+}
+
+// TestCosineBudgetRefits: a cosine run fitted to a time budget on a slow
+// start, whose refits then find room for many more iterations, lowers
+// its lr every iteration to near 0 at the budget's end; refitted by
+// the fraction of the new total alone, its lr rose again.
+func TestCosineBudgetRefits(t *testing.T) {
+	d, cfg, dir := threeSecondRun(t)
+	cfg.LRDrops, cfg.LRSchedule = nil, "cosine"
+	start := time.Now()
+	slowStart := func(int, float64) {
+		if time.Since(start) < 600*time.Millisecond {
+			time.Sleep(4 * time.Millisecond)
+		}
+	}
+	if _, err := Run(context.Background(), cfg, d, Options{Dir: dir, OnIteration: slowStart, refitMin: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	lrs := loggedLRs(t, dir)
+	if st := readState(t, dir); st.CosineIter == 0 {
+		t.Fatalf("no refit in %d iterations", len(lrs))
+	}
+	for i := 1; i < len(lrs); i++ {
+		if lrs[i] > lrs[i-1] {
+			t.Fatalf("iteration %d: lr rose from %g to %g", i+1, lrs[i-1], lrs[i])
+		}
+	}
+	if last := lrs[len(lrs)-1]; last > 0.1*cfg.LR {
+		t.Errorf("lr at the budget's end %g, want near 0 (lr %g)", last, cfg.LR)
 	}
 }

@@ -552,7 +552,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.logf("train: %.3g %s per iteration lately: schedule refitted to %d iterations", per, bud.unit(), steps)
 		}
 		grew := steps > t.st.Steps
-		t.st.Steps, t.st.NextDrop = steps, t.cfg.DropAt(steps, t.st.Drops)
+		t.st.refit(steps, t.cfg.DropAt(steps, t.st.Drops))
 		if rep != nil {
 			rep.SetTotal(int64(steps))
 		}
@@ -588,7 +588,7 @@ func (t *trainer) loop(ctx context.Context) (*Summary, error) {
 			t.st.NextDrop = t.cfg.DropAt(t.st.Steps, t.st.Drops)
 			t.logf("train: iteration %d: learning rate dropped to %g, optimiser reset", t.st.Iteration, t.st.LR)
 		}
-		if lr := t.cfg.ScheduledLR(t.st.Iteration, t.st.Steps); lr > 0 && !estimate && lr != t.st.LR {
+		if lr := t.cfg.ScheduledLR(t.st.Progress(t.st.Iteration)); lr > 0 && !estimate && lr != t.st.LR {
 			t.st.LR = lr
 			t.setLR(lr)
 		}
